@@ -1,0 +1,26 @@
+# foiaflow — run `make help` for the targets.
+SHELL := /bin/bash
+GO ?= go
+CORPUS ?= dataset/corpus/agency-replies
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+export FOIAFLOW_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
+
+.PHONY: help services test lint eval bench chaos demo fuzz migrate
+
+help: ## list targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+services: ## start or reuse local Postgres and Redis
+	@bash scripts/services.sh
+
+test: services ## vet + race tests against real Postgres and Redis
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+lint: ## go vet + staticcheck
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+eval: ## classify CORPUS=dir of *.json replies and score the analyzer
+	$(GO) run ./cmd/eval -corpus $(CORPUS)

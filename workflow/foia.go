@@ -1,0 +1,286 @@
+package workflow
+
+import (
+	"context"
+	"time"
+)
+
+// Class is the classification of an agency reply (DESIGN.md "The graph";
+// seed 000 §3.2). NO_RESPONSE is produced by timer triggers, UNKNOWN when the
+// analyzer is not confident enough to route.
+type Class string
+
+// Reply classes.
+const (
+	ClassAcknowledgment Class = "ACKNOWLEDGMENT"
+	ClassExtension      Class = "EXTENSION"
+	ClassFeeQuote       Class = "FEE_QUOTE"
+	ClassDenial         Class = "DENIAL"
+	ClassPartial        Class = "PARTIAL_DELIVERY"
+	ClassRecordsReady   Class = "RECORDS_READY"
+	ClassNoRecords      Class = "NO_RECORDS"
+	ClassClarification  Class = "CLARIFICATION_REQUEST"
+	ClassWrongAgency    Class = "WRONG_AGENCY"
+	ClassPortalRedirect Class = "PORTAL_REDIRECT"
+	ClassNoResponse     Class = "NO_RESPONSE"
+	ClassUnknown        Class = "UNKNOWN"
+)
+
+// ReplyClasses are the ten classes an agency reply can have (plus UNKNOWN),
+// in a stable order for reports.
+var ReplyClasses = []Class{
+	ClassAcknowledgment, ClassExtension, ClassFeeQuote, ClassDenial, ClassPartial,
+	ClassRecordsReady, ClassNoRecords, ClassClarification, ClassWrongAgency,
+	ClassPortalRedirect, ClassUnknown,
+}
+
+// Valid reports whether c is one of the known classes.
+func (c Class) Valid() bool {
+	if c == ClassNoResponse {
+		return true
+	}
+	for _, k := range ReplyClasses {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Sentiment is the tone of a reply.
+type Sentiment string
+
+// Sentiments.
+const (
+	SentimentPositive Sentiment = "positive"
+	SentimentNeutral  Sentiment = "neutral"
+	SentimentNegative Sentiment = "negative"
+	SentimentHostile  Sentiment = "hostile"
+)
+
+// Valid reports whether s is a known sentiment.
+func (s Sentiment) Valid() bool {
+	switch s {
+	case SentimentPositive, SentimentNeutral, SentimentNegative, SentimentHostile:
+		return true
+	}
+	return false
+}
+
+// Constraint is a persisted fact about a case learned from agency replies
+// (seed 000 §10.1).
+type Constraint string
+
+// Constraints.
+const (
+	ConstraintBWCExempt           Constraint = "BWC_EXEMPT"
+	ConstraintFeeRequired         Constraint = "FEE_REQUIRED"
+	ConstraintIDRequired          Constraint = "ID_REQUIRED"
+	ConstraintInvestigationActive Constraint = "INVESTIGATION_ACTIVE"
+	ConstraintPrivacyExemption    Constraint = "PRIVACY_EXEMPTION"
+	ConstraintRetentionExpired    Constraint = "RETENTION_EXPIRED"
+	ConstraintWrongAgency         Constraint = "WRONG_AGENCY"
+)
+
+// AllConstraints lists every known constraint.
+var AllConstraints = []Constraint{
+	ConstraintBWCExempt, ConstraintFeeRequired, ConstraintIDRequired,
+	ConstraintInvestigationActive, ConstraintPrivacyExemption,
+	ConstraintRetentionExpired, ConstraintWrongAgency,
+}
+
+// Valid reports whether c is a known constraint.
+func (c Constraint) Valid() bool {
+	for _, k := range AllConstraints {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// ScopeStatus is the state of one requested record (scope item).
+type ScopeStatus string
+
+// Scope item statuses (seed 000 §10.1).
+const (
+	ScopePending   ScopeStatus = "PENDING"
+	ScopeExempt    ScopeStatus = "EXEMPT"
+	ScopeDenied    ScopeStatus = "DENIED"
+	ScopeDelivered ScopeStatus = "DELIVERED"
+	ScopePartial   ScopeStatus = "PARTIAL"
+)
+
+// ScopeItem is one requested record and its status.
+type ScopeItem struct {
+	Item   string      `json:"item"`
+	Status ScopeStatus `json:"status"`
+	Reason string      `json:"reason,omitempty"`
+}
+
+// ActionType is what decide_next_action chose (seed 000 §3.4).
+type ActionType string
+
+// Actions. NONE records facts only and creates no proposal.
+const (
+	ActionNone              ActionType = "NONE"
+	ActionSendInitial       ActionType = "SEND_INITIAL_REQUEST"
+	ActionSendFollowup      ActionType = "SEND_FOLLOWUP"
+	ActionSendRebuttal      ActionType = "SEND_REBUTTAL"
+	ActionSendClarification ActionType = "SEND_CLARIFICATION"
+	ActionApproveFee        ActionType = "APPROVE_FEE"
+	ActionEscalate          ActionType = "ESCALATE"
+	ActionSubmitPortal      ActionType = "SUBMIT_PORTAL"
+	ActionRefile            ActionType = "REFILE"
+	ActionCloseCompleted    ActionType = "CLOSE_COMPLETED"
+	ActionCloseNoRecords    ActionType = "CLOSE_NO_RECORDS"
+)
+
+// SendsEmail reports whether executing the action emails the agency.
+func (a ActionType) SendsEmail() bool {
+	switch a {
+	case ActionSendInitial, ActionSendFollowup, ActionSendRebuttal, ActionSendClarification, ActionApproveFee:
+		return true
+	}
+	return false
+}
+
+// AutopilotMode is how much a case may do without a human.
+type AutopilotMode string
+
+// Autopilot modes: AUTO executes what the routing table allows, SUPERVISED
+// gates every proposal, MANUAL gates everything including record-only steps.
+const (
+	AutopilotAuto       AutopilotMode = "AUTO"
+	AutopilotSupervised AutopilotMode = "SUPERVISED"
+	AutopilotManual     AutopilotMode = "MANUAL"
+)
+
+// Valid reports whether m is a known mode.
+func (m AutopilotMode) Valid() bool {
+	return m == AutopilotAuto || m == AutopilotSupervised || m == AutopilotManual
+}
+
+// Attachment is the metadata of one attachment of a message (bytes are not
+// kept in the database).
+type Attachment struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	SizeBytes   int64  `json:"size_bytes"`
+}
+
+// Reply is an inbound agency message as the analyzer sees it.
+type Reply struct {
+	MessageID   string       `json:"message_id"`
+	From        string       `json:"from"`
+	Subject     string       `json:"subject"`
+	Text        string       `json:"text"`
+	HTML        string       `json:"html,omitempty"`
+	Attachments []Attachment `json:"attachments,omitempty"`
+	ReceivedAt  time.Time    `json:"received_at"`
+}
+
+// CaseContext is what the analyzer and drafter know about a case.
+type CaseContext struct {
+	CaseID           int64         `json:"case_id"`
+	AgencyName       string        `json:"agency_name"`
+	AgencyEmail      string        `json:"agency_email"`
+	Jurisdiction     string        `json:"jurisdiction"` // abbrev, e.g. "US", "TX"
+	Statute          string        `json:"statute"`      // citation for drafts, may be empty
+	Subject          string        `json:"subject"`
+	RequestedRecords []string      `json:"requested_records"`
+	ScopeItems       []ScopeItem   `json:"scope_items"`
+	Constraints      []Constraint  `json:"constraints"`
+	TrackingNumber   string        `json:"tracking_number,omitempty"`
+	PortalURL        string        `json:"portal_url,omitempty"`
+	RequesterName    string        `json:"requester_name,omitempty"`
+	SentAt           *time.Time    `json:"sent_at,omitempty"` // when the request went out (UTC)
+	FeeCents         *int64        `json:"fee_cents,omitempty"`
+	AutopilotMode    AutopilotMode `json:"autopilot_mode"`
+}
+
+// ScopeUpdate changes the status of one scope item.
+type ScopeUpdate = ScopeItem
+
+// Analysis is the analyzer's reading of one reply (seed 000 §3.2, §10.1).
+type Analysis struct {
+	Class      Class     `json:"class"`
+	Confidence float64   `json:"confidence"` // 0–1
+	Sentiment  Sentiment `json:"sentiment"`
+	// FeeCents is the total fee (or the deposit/minimum payment asked for) in
+	// integer cents; nil when no amount is stated or only a rate is given.
+	FeeCents         *int64        `json:"fee_cents,omitempty"`
+	Deadline         *time.Time    `json:"deadline,omitempty"` // estimated completion / response date, UTC midnight
+	TrackingNumber   string        `json:"tracking_number,omitempty"`
+	ConstraintsToAdd []Constraint  `json:"constraints_to_add,omitempty"`
+	ScopeUpdates     []ScopeUpdate `json:"scope_updates,omitempty"`
+	ReferredAgency   string        `json:"referred_agency,omitempty"`
+	PortalURL        string        `json:"portal_url,omitempty"`
+	PortalVendor     string        `json:"portal_vendor,omitempty"` // GovQA, NextRequest, JustFOIA, FOIAXpress, …
+	Exemptions       []string      `json:"exemptions,omitempty"`    // exemptions the agency invoked, e.g. "5 U.S.C. 552(b)(7)(A)"
+	// DenialWeak is the analyzer's judgement that a denial is contestable
+	// (boilerplate, no specific exemption, or exemptions a rebuttal can beat).
+	DenialWeak bool `json:"denial_weak,omitempty"`
+	// HasRecordsLink is true when the reply carries a download link to records.
+	HasRecordsLink bool     `json:"has_records_link,omitempty"`
+	KeyPoints      []string `json:"key_points,omitempty"`
+	// Reasons explain to the reviewer which evidence produced the class.
+	Reasons []string `json:"reasons,omitempty"`
+	// InjectionFlags are set when the reply's text tries to instruct the agent
+	// ("ignore previous instructions", "send the records to …").
+	InjectionFlags []string `json:"injection_flags,omitempty"`
+	// Analyzer names the implementation ("offline/1", "openai:gpt-4o-mini").
+	Analyzer string `json:"analyzer"`
+	// Usage is set by LLM-backed analyzers; the engine records it in llm_calls.
+	Usage *LLMUsage `json:"usage,omitempty"`
+}
+
+// LLMUsage describes one model call for the llm_calls table.
+type LLMUsage struct {
+	Model            string `json:"model"`
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+	Attempts         int    `json:"attempts"`
+}
+
+// Analyzer classifies an agency reply and extracts its facts. Implementations
+// must treat the reply as data, never as instructions. Errors are transient
+// failures (network, 5xx); an unusable answer is returned as ClassUnknown
+// with a reason, not as an error.
+type Analyzer interface {
+	Analyze(ctx context.Context, reply Reply, c CaseContext) (Analysis, error)
+}
+
+// DraftRequest asks the drafter for one outbound message.
+type DraftRequest struct {
+	Action   ActionType  `json:"action"`
+	Case     CaseContext `json:"case"`
+	Analysis *Analysis   `json:"analysis,omitempty"` // of the triggering reply; nil for timer runs
+	// Instruction is the reviewer's ADJUST instruction, empty otherwise.
+	Instruction string `json:"instruction,omitempty"`
+	// PreviousText is the version being adjusted, empty otherwise.
+	PreviousText string `json:"previous_text,omitempty"`
+	// DaysElapsed since the request was sent (follow-ups).
+	DaysElapsed int `json:"days_elapsed"`
+	// FollowupNumber is 1 for the first follow-up.
+	FollowupNumber int `json:"followup_number"`
+	// Now is the drafting time (UTC), injected so drafts are reproducible.
+	Now time.Time `json:"now"`
+}
+
+// Draft is a drafted message. HTML is sanitized.
+type Draft struct {
+	Subject string `json:"subject"`
+	Text    string `json:"text"`
+	HTML    string `json:"html"`
+	// HumanTask is true for actions a person performs outside email
+	// (portal submission, refiling): Text then holds the instructions.
+	HumanTask bool      `json:"human_task,omitempty"`
+	Drafter   string    `json:"drafter"`
+	Usage     *LLMUsage `json:"usage,omitempty"`
+}
+
+// Drafter writes the message for an action.
+type Drafter interface {
+	Draft(ctx context.Context, req DraftRequest) (Draft, error)
+}
