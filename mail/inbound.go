@@ -52,8 +52,8 @@ type Inbound struct {
 	DeliveredTo          []string  // Delivered-To headers, bare addresses
 	Subject              string    // RFC 2047-decoded
 	Date                 time.Time // UTC; zero when missing or unparseable
-	Text                 string    // text/plain, else converted from HTML
-	HTML                 string
+	Text                 string    // text/plain, else converted from HTML; "\n" line ends
+	HTML                 string    // "\n" line ends
 	Attachments          []workflow.Attachment
 	// Headers holds selected headers (first value, RFC 2047-decoded), keyed
 	// by canonical name: Auto-Submitted, Precedence, Reply-To, Return-Path,
@@ -128,8 +128,8 @@ func ParseMIME(raw []byte, maxBytes int64) (Inbound, error) {
 		Cc:          addresses(env, "Cc"),
 		DeliveredTo: headerAddresses(env.GetHeaderValues("Delivered-To")),
 		Subject:     strings.TrimSpace(env.GetHeader("Subject")),
-		Text:        env.Text,
-		HTML:        env.HTML,
+		Text:        normalizeNewlines(env.Text),
+		HTML:        normalizeNewlines(env.HTML),
 		Attachments: attachments(env),
 		Headers:     selected(env),
 		SizeBytes:   int64(len(raw)),
@@ -219,4 +219,12 @@ func selected(env *enmime.Envelope) map[string]string {
 		}
 	}
 	return out
+}
+
+// normalizeNewlines turns CRLF and lone CR into LF.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }

@@ -119,8 +119,15 @@ func DecodeMailgunForm(r *http.Request, signingKey []byte, now time.Time, window
 	if r.Body == nil {
 		return nil, "", fmt.Errorf("%w: no body", ErrMalformed)
 	}
-	r.Body = http.MaxBytesReader(nil, r.Body, maxBytes)
+	if r.ContentLength > maxBytes {
+		return nil, "", fmt.Errorf("%w: body is %d bytes, limit %d", ErrTooLarge, r.ContentLength, maxBytes)
+	}
+	body := &limitedBody{ReadCloser: http.MaxBytesReader(nil, r.Body, maxBytes)}
+	r.Body = body
 	fields, err := readForm(r, maxBytes)
+	if body.exceeded {
+		return nil, "", fmt.Errorf("%w: body over %d bytes", ErrTooLarge, maxBytes)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -140,11 +147,27 @@ func DecodeMailgunForm(r *http.Request, signingKey []byte, now time.Time, window
 	if err := checkWindow(ts, now, window); err != nil {
 		return nil, "", err
 	}
-	body := fields[mailgunBodyMIME]
-	if body == "" {
+	mimeBody := fields[mailgunBodyMIME]
+	if mimeBody == "" {
 		return nil, "", fmt.Errorf("%w: missing %s", ErrMalformed, mailgunBodyMIME)
 	}
-	return []byte(body), token, nil
+	return []byte(mimeBody), token, nil
+}
+
+// limitedBody remembers that the size limit was hit: the multipart reader
+// does not always wrap the *http.MaxBytesError it got.
+type limitedBody struct {
+	io.ReadCloser
+	exceeded bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		b.exceeded = true
+	}
+	return n, err
 }
 
 // readForm parses the request form and returns the four Mailgun fields.
