@@ -1,0 +1,116 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hibiken/asynq"
+	"go.uber.org/zap"
+
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// TypeAgentResume applies a recorded reviewer decision to a parked run.
+const TypeAgentResume = "agent:resume"
+
+// ResumePayload names the decision.
+type ResumePayload struct {
+	DecisionID int64 `json:"decision_id"`
+}
+
+// NewAgentResumeTask builds the resume task of a decision.
+func NewAgentResumeTask(decisionID int64, q Queues) (*asynq.Task, []asynq.Option, error) {
+	p, err := json.Marshal(ResumePayload{DecisionID: decisionID})
+	if err != nil {
+		return nil, nil, err
+	}
+	return asynq.NewTask(TypeAgentResume, p), []asynq.Option{asynq.TaskID(ResumeTaskID(decisionID)), asynq.Queue(q.Agent), asynq.MaxRetry(MaxRetry)}, nil
+}
+
+// AgentResumeHandler applies decisions under the case lock. A decision whose
+// proposal is no longer the one parked at the gate (superseded, other
+// version, already decided) is rejected and the task acknowledged.
+type AgentResumeHandler struct {
+	Step *AgentStepHandler
+	Deps *workflow.Deps
+}
+
+// ProcessTask implements asynq.Handler.
+func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	var p ResumePayload
+	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.DecisionID <= 0 {
+		return fmt.Errorf("agent:resume payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	}
+	st := h.Step.Store
+	d, err := st.GetDecision(ctx, p.DecisionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("agent:resume decision %d: %w", p.DecisionID, asynq.SkipRetry)
+	}
+	if err != nil {
+		return err
+	}
+	if d.Status != "accepted" {
+		return nil // applied or rejected already: duplicate task
+	}
+	prop, err := st.GetProposal(ctx, d.ProposalID)
+	if err != nil {
+		return err
+	}
+	lock, err := st.TryLockCase(ctx, d.CaseID)
+	if err != nil {
+		return err
+	}
+	cm := &committer{store: st, queues: h.Step.Queues, workerID: h.Step.WorkerID}
+	var seq int
+	res, err := func() (workflow.StepResult, error) {
+		defer lock.Unlock(ctx)
+		run, err := st.GetRun(ctx, prop.RunID)
+		if err != nil {
+			return workflow.StepResult{}, err
+		}
+		seq = run.StepSeq
+		if reason := staleReason(run, d); reason != "" {
+			return workflow.StepResult{}, rejectError(reason)
+		}
+		eng := workflow.CaseEngine{Graph: h.Step.Graph, CP: cm, Memo: st, Clock: h.Step.Clock}
+		hd := workflow.HumanDecision{DecisionID: d.ID, Action: d.Action, Version: d.Version, Instruction: d.Instruction,
+			Subject: d.EditedSubject, BodyText: d.EditedText, Actor: d.Actor, At: d.CreatedAt}
+		return eng.Resume(ctx, run.RunState(), run.StepSeq, workflow.NodeResume, h.Deps.ResumeNode(hd))
+	}()
+	var rej rejectError
+	switch {
+	case errors.As(err, &rej):
+		h.Step.Log.Info("decision rejected", zap.Int64("decision", d.ID), zap.String("reason", string(rej)))
+		return st.RejectDecision(ctx, d.ID, string(rej))
+	case errors.Is(err, workflow.ErrAdjustLimit):
+		return st.RejectDecision(ctx, d.ID, "adjustment limit reached")
+	case errors.Is(err, workflow.ErrNotRunnable), errors.Is(err, workflow.ErrStaleCheckpoint):
+		return st.RejectDecision(ctx, d.ID, "run no longer parked at this gate")
+	}
+	return h.Step.finish(ctx, cm, res, err, prop.RunID, seq)
+}
+
+type rejectError string
+
+func (e rejectError) Error() string { return "decision rejected: " + string(e) }
+
+// staleReason says why a decision no longer applies to the run, or "".
+func staleReason(run store.Run, d store.Decision) string {
+	if run.Status != workflow.RunParked {
+		return "run is " + run.Status + ", not parked"
+	}
+	var gate workflow.GatePayload
+	if err := json.Unmarshal(run.Interrupt, &gate); err != nil {
+		return "run has no gate payload"
+	}
+	if gate.ProposalID != d.ProposalID {
+		return fmt.Sprintf("gate holds proposal %d, not %d", gate.ProposalID, d.ProposalID)
+	}
+	if gate.Version != d.Version {
+		return fmt.Sprintf("gate shows version %d, decision names %d", gate.Version, d.Version)
+	}
+	return ""
+}

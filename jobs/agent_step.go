@@ -1,0 +1,130 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"go.uber.org/zap"
+
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// TypeAgentStep runs one graph node of a run.
+const TypeAgentStep = "agent:step"
+
+// StepPayload names the run and the checkpoint version the task expects.
+type StepPayload struct {
+	RunID   int64 `json:"run_id"`
+	StepSeq int   `json:"step_seq"`
+}
+
+// NewAgentStepTask builds the task of a run's step with its deterministic id.
+func NewAgentStepTask(runID int64, seq int, q Queues) (*asynq.Task, []asynq.Option, error) {
+	p, err := json.Marshal(StepPayload{RunID: runID, StepSeq: seq})
+	if err != nil {
+		return nil, nil, err
+	}
+	return asynq.NewTask(TypeAgentStep, p), []asynq.Option{asynq.TaskID(StepTaskID(runID, seq, 0)), asynq.Queue(q.Agent), asynq.MaxRetry(MaxRetry)}, nil
+}
+
+// StepObserver is told about each executed step (metrics). May be nil.
+type StepObserver func(node, outcome string, d time.Duration)
+
+// AgentStepHandler runs agent:step tasks with the step protocol: case lock on
+// a dedicated connection (busy → quick re-queue, no retry burnt), fence on
+// step_seq, node outside any transaction, effects + checkpoint + outbox in
+// one transaction, unlock, then dispatch of the outbox rows.
+type AgentStepHandler struct {
+	Store    *store.Store
+	Graph    *workflow.CaseGraph
+	Dispatch *Dispatcher
+	Queues   Queues
+	WorkerID string
+	Log      *zap.Logger
+	Clock    workflow.Clock
+	Observe  StepObserver
+	// SkipDispatch leaves committed outbox rows to the relay (tests simulate
+	// a crash between commit and dispatch with it).
+	SkipDispatch bool
+}
+
+// ProcessTask implements asynq.Handler.
+func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	var p StepPayload
+	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID <= 0 {
+		return fmt.Errorf("agent:step payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	}
+	run, err := h.Store.GetRun(ctx, p.RunID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
+	}
+	if err != nil {
+		return err
+	}
+	if run.StepSeq != p.StepSeq || (run.Status != workflow.RunQueued && run.Status != workflow.RunRunning) {
+		h.Log.Debug("duplicate or late step ignored", zap.Int64("run", p.RunID), zap.Int("task_seq", p.StepSeq),
+			zap.Int("run_seq", run.StepSeq), zap.String("status", run.Status))
+		return nil
+	}
+	if p.StepSeq == 0 {
+		older, err := h.Store.OlderActiveRun(ctx, run.CaseID, run.ID)
+		if err != nil {
+			return err
+		}
+		if older {
+			return errCaseBusy
+		}
+	}
+	return h.step(ctx, run.CaseID, p)
+}
+
+func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload) error {
+	lock, err := h.Store.TryLockCase(ctx, caseID)
+	if err != nil {
+		return err
+	}
+	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID}
+	res, err := func() (workflow.StepResult, error) {
+		defer lock.Unlock(ctx)
+		run, err := h.Store.GetRun(ctx, p.RunID) // re-read under the lock
+		if err != nil {
+			return workflow.StepResult{}, err
+		}
+		eng := workflow.CaseEngine{Graph: h.Graph, CP: cm, Memo: h.Store, Clock: h.Clock}
+		return eng.Step(ctx, run.RunState(), p.StepSeq)
+	}()
+	return h.finish(ctx, cm, res, err, p.RunID, p.StepSeq)
+}
+
+// finish maps the step's result to the task outcome and dispatches.
+func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workflow.StepResult, err error, runID int64, seq int) error {
+	switch {
+	case errors.Is(err, workflow.ErrStaleCheckpoint), errors.Is(err, workflow.ErrNotRunnable):
+		h.Log.Debug("step fenced off", zap.Int64("run", runID), zap.Int("seq", seq), zap.Error(err))
+		return nil
+	case err != nil:
+		h.Log.Warn("step failed", zap.Int64("run", runID), zap.Int("seq", seq), zap.Error(err))
+		if h.Observe != nil {
+			h.Observe("?", "error", 0)
+		}
+		return err
+	}
+	h.Log.Debug("step committed", zap.Int64("run", runID), zap.Int("seq", seq), zap.String("node", res.Node),
+		zap.String("route", string(res.Route.Kind)), zap.String("status", res.Status))
+	if h.Observe != nil {
+		h.Observe(res.Node, string(res.Route.Kind), 0)
+	}
+	if h.SkipDispatch {
+		return nil
+	}
+	if derr := h.Dispatch.Dispatch(ctx, cm.outbox); derr != nil {
+		// Committed: the relay will dispatch. Not a task failure.
+		h.Log.Warn("dispatch after commit failed; relay will retry", zap.Int64("run", runID), zap.Error(derr))
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package jobs
+
+import (
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// ServerOptions configures NewServer.
+type ServerOptions struct {
+	Concurrency     int
+	Queues          Queues
+	ShutdownTimeout time.Duration
+	// PollInterval is how often an idle worker looks for tasks; a graph hop
+	// costs about this much, so it is milliseconds, not asynq's 1 s default.
+	PollInterval time.Duration
+	// DelayedInterval is how often scheduled and retry tasks are promoted
+	// (lock-busy re-queues go through it).
+	DelayedInterval time.Duration
+	Logger          asynq.Logger
+	LogLevel        asynq.LogLevel
+}
+
+// NewServer builds the asynq server with foiaflow's retry policy: lock
+// contention and lease expiry are not failures (IsFailure), contention
+// retries in milliseconds (RetryDelay).
+func NewServer(r asynq.RedisConnOpt, o ServerOptions) *asynq.Server {
+	if o.PollInterval <= 0 {
+		o.PollInterval = 10 * time.Millisecond
+	}
+	if o.DelayedInterval <= 0 {
+		o.DelayedInterval = 50 * time.Millisecond
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 20 * time.Second
+	}
+	return asynq.NewServer(r, asynq.Config{
+		Concurrency:              o.Concurrency,
+		Queues:                   o.Queues.Weights(),
+		IsFailure:                IsFailure,
+		RetryDelayFunc:           RetryDelay,
+		ShutdownTimeout:          o.ShutdownTimeout,
+		TaskCheckInterval:        o.PollInterval,
+		DelayedTaskCheckInterval: o.DelayedInterval,
+		Logger:                   o.Logger,
+		LogLevel:                 o.LogLevel,
+	})
+}
+
+// Handlers are the task handlers of a worker.
+type Handlers struct {
+	Step   *AgentStepHandler
+	Resume *AgentResumeHandler
+	Email  *EmailSendHandler
+}
+
+// Mux routes task types to handlers.
+func (h Handlers) Mux() *asynq.ServeMux {
+	mux := asynq.NewServeMux()
+	mux.Handle(TypeAgentStep, h.Step)
+	mux.Handle(TypeAgentResume, h.Resume)
+	mux.Handle(TypeEmailSend, h.Email)
+	return mux
+}

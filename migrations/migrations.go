@@ -1,0 +1,113 @@
+// Package migrations owns the foiaflow schema: SQL migrations embedded in the
+// binary and applied with pressly/goose v3, plus the Go migration that seeds
+// the jurisdictions table from the embedded deadline CSV (dataset package).
+// Every binary applies them through Up, under a Postgres session lock so that
+// api, worker and scheduler starting together migrate once.
+package migrations
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/foiaflow/foiaflow/dataset"
+)
+
+//go:embed *.sql
+var sqlFS embed.FS
+
+// seedJurisdictionsVersion is the Go migration that loads the deadline CSV.
+const seedJurisdictionsVersion = 2
+
+// Up applies every pending migration to the database behind pool (in the
+// pool's search_path). It returns the versions applied.
+func Up(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, fmt.Errorf("migrations: session locker: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sqlFS,
+		goose.WithSessionLocker(locker),
+		goose.WithGoMigrations(goose.NewGoMigration(seedJurisdictionsVersion,
+			&goose.GoFunc{RunTx: seedJurisdictions},
+			&goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, `DELETE FROM jurisdictions`)
+				return err
+			}})),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: provider: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: up: %w", err)
+	}
+	out := make([]int64, 0, len(res))
+	for _, r := range res {
+		out = append(out, r.Source.Version)
+	}
+	return out, nil
+}
+
+// Jurisdiction is one row of the deadline CSV.
+type Jurisdiction struct {
+	Name         string
+	Code         string
+	Days         int
+	BusinessDays bool
+	Source       string
+}
+
+// ParseJurisdictions decodes the deadline CSV (header
+// jurisdiction,abbrev,days,business_days,source). Rows are validated: a bad
+// day count or boolean is an error naming the line.
+func ParseJurisdictions(b []byte) ([]Jurisdiction, error) {
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("jurisdictions csv: %w", err)
+	}
+	if len(rows) < 2 || len(rows[0]) != 5 || rows[0][1] != "abbrev" {
+		return nil, fmt.Errorf("jurisdictions csv: unexpected header %v", rows[0])
+	}
+	out := make([]Jurisdiction, 0, len(rows)-1)
+	for i, r := range rows[1:] {
+		days, err := strconv.Atoi(r[2])
+		if err != nil || days <= 0 {
+			return nil, fmt.Errorf("jurisdictions csv line %d: bad days %q", i+2, r[2])
+		}
+		bd, err := strconv.ParseBool(r[3])
+		if err != nil {
+			return nil, fmt.Errorf("jurisdictions csv line %d: bad business_days %q", i+2, r[3])
+		}
+		out = append(out, Jurisdiction{Name: r[0], Code: r[1], Days: days, BusinessDays: bd, Source: r[4]})
+	}
+	return out, nil
+}
+
+func seedJurisdictions(ctx context.Context, tx *sql.Tx) error {
+	js, err := ParseJurisdictions(dataset.JurisdictionDeadlinesCSV)
+	if err != nil {
+		return err
+	}
+	for _, j := range js {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO jurisdictions (code, name, days, business_days, source) VALUES ($1,$2,$3,$4,$5)
+			 ON CONFLICT (code) DO UPDATE SET name=excluded.name, days=excluded.days,
+			   business_days=excluded.business_days, source=excluded.source`,
+			j.Code, j.Name, j.Days, j.BusinessDays, j.Source); err != nil {
+			return fmt.Errorf("seed jurisdiction %s: %w", j.Code, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Agency is a public body that receives requests.
+type Agency struct {
+	ID               int64  `db:"id" json:"id"`
+	Name             string `db:"name" json:"name"`
+	Email            string `db:"email" json:"email"`
+	EmailDomain      string `db:"email_domain" json:"email_domain"`
+	PortalURL        string `db:"portal_url" json:"portal_url"`
+	JurisdictionCode *string `db:"jurisdiction_code" json:"jurisdiction_code"`
+	Timezone         string `db:"timezone" json:"timezone"`
+}
+
+// NewCase is what CreateCase stores.
+type NewCase struct {
+	AgencyName       string
+	AgencyEmail      string
+	PortalURL        string
+	Jurisdiction     string // abbrev; must exist in jurisdictions
+	Timezone         string // agency IANA zone; default America/New_York
+	Subject          string
+	RequestedRecords []string
+	AutopilotMode    workflow.AutopilotMode
+	RequesterName    string
+	ReplyToken       string // unique per case
+	SentAt           *time.Time
+	Status           string // default awaiting_response
+}
+
+// CreateCase upserts the agency (by name and email) and inserts the case.
+// Returns ErrConflict for an unknown jurisdiction or a duplicate token.
+func (t *Tx) CreateCase(ctx context.Context, n NewCase) (int64, error) {
+	domain := ""
+	if i := strings.LastIndex(n.AgencyEmail, "@"); i >= 0 {
+		domain = strings.ToLower(n.AgencyEmail[i+1:])
+	}
+	tz := n.Timezone
+	if tz == "" {
+		tz = "America/New_York"
+	}
+	var jur *string
+	if n.Jurisdiction != "" {
+		j := strings.ToUpper(n.Jurisdiction)
+		jur = &j
+	}
+	var agencyID int64
+	err := t.tx.QueryRow(ctx, `
+		INSERT INTO agencies (name, email, email_domain, portal_url, jurisdiction_code, timezone)
+		VALUES ($1, lower($2), $3, $4, $5, $6)
+		ON CONFLICT (name, email) DO UPDATE SET portal_url = excluded.portal_url,
+		    jurisdiction_code = excluded.jurisdiction_code, timezone = excluded.timezone
+		RETURNING id`, n.AgencyName, n.AgencyEmail, domain, n.PortalURL, jur, tz).Scan(&agencyID)
+	if err != nil {
+		return 0, fmt.Errorf("upsert agency %q: %w", n.AgencyName, translate(err))
+	}
+	records, _ := json.Marshal(orEmpty(n.RequestedRecords))
+	scope := make([]workflow.ScopeItem, 0, len(n.RequestedRecords))
+	for _, r := range n.RequestedRecords {
+		scope = append(scope, workflow.ScopeItem{Item: r, Status: workflow.ScopePending})
+	}
+	scopeJSON, _ := json.Marshal(scope)
+	status := n.Status
+	if status == "" {
+		status = workflow.CaseAwaitingResponse
+	}
+	mode := n.AutopilotMode
+	if mode == "" {
+		mode = workflow.AutopilotSupervised
+	}
+	var id int64
+	err = t.tx.QueryRow(ctx, `
+		INSERT INTO cases (agency_id, jurisdiction_code, subject, requested_records, scope_items, autopilot_mode,
+		                   status, reply_token, portal_url, requester_name, sent_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id`,
+		agencyID, jur, n.Subject, records, scopeJSON, mode, status, n.ReplyToken, n.PortalURL, n.RequesterName, n.SentAt).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert case: %w", translate(err))
+	}
+	return id, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// LoadCase loads the graph's view of a case (workflow.CaseReader).
+func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord, error) {
+	var c workflow.CaseRecord
+	var records, scope []byte
+	var constraints []string
+	var jur, statute *string
+	var est *time.Time
+	err := s.pool.QueryRow(ctx, `
+		SELECT c.id, a.name, a.email, c.jurisdiction_code, j.source, c.subject, c.requested_records, c.scope_items,
+		       c.constraints, c.tracking_number, c.portal_url, c.requester_name, c.sent_at, c.fee_cents,
+		       c.autopilot_mode, c.status, c.paused, c.reply_token, a.timezone, c.due_at, c.next_followup_at,
+		       c.followup_count, c.estimated_completion, c.tolled_since, c.tolled_days,
+		       COALESCE((SELECT m.message_id FROM messages m WHERE m.case_id = c.id AND m.direction = 'inbound'
+		                 ORDER BY m.received_at DESC, m.id DESC LIMIT 1), ''),
+		       COALESCE((SELECT array_agg(m.message_id ORDER BY m.received_at, m.id) FROM messages m WHERE m.case_id = c.id), '{}')
+		FROM cases c JOIN agencies a ON a.id = c.agency_id
+		LEFT JOIN jurisdictions j ON j.code = c.jurisdiction_code
+		WHERE c.id = $1`, caseID).Scan(
+		&c.CaseID, &c.AgencyName, &c.AgencyEmail, &jur, &statute, &c.Subject, &records, &scope,
+		&constraints, &c.TrackingNumber, &c.PortalURL, &c.RequesterName, &c.SentAt, &c.FeeCents,
+		&c.AutopilotMode, &c.Status, &c.Paused, &c.ReplyToken, &c.AgencyTimezone, &c.DueAt, &c.NextFollowupAt,
+		&c.FollowupCount, &est, &c.TolledSince, &c.TolledDays, &c.LastInboundMessageID, &c.References)
+	if err != nil {
+		return c, fmt.Errorf("case %d: %w", caseID, translate(err))
+	}
+	if jur != nil {
+		c.Jurisdiction = *jur
+	}
+	if statute != nil {
+		c.Statute = *statute
+	}
+	c.EstimatedCompletion = est
+	_ = json.Unmarshal(records, &c.RequestedRecords)
+	_ = json.Unmarshal(scope, &c.ScopeItems)
+	for _, k := range constraints {
+		c.Constraints = append(c.Constraints, workflow.Constraint(k))
+	}
+	return c, nil
+}
+
+// UpdateCaseFacts persists what update_constraints learned. Empty strings and
+// nil pointers leave the stored value unchanged.
+func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseFacts) error {
+	cons := make([]string, 0, len(f.Constraints))
+	for _, c := range f.Constraints {
+		cons = append(cons, string(c))
+	}
+	scope, err := json.Marshal(f.ScopeItems)
+	if err != nil {
+		return err
+	}
+	if f.ScopeItems == nil {
+		scope = nil
+	}
+	_, err = t.tx.Exec(ctx, `
+		UPDATE cases SET constraints = $2, scope_items = COALESCE($3, scope_items),
+		    tracking_number = COALESCE(NULLIF($4, ''), tracking_number),
+		    portal_url = COALESCE(NULLIF($5, ''), portal_url),
+		    fee_cents = COALESCE($6, fee_cents),
+		    estimated_completion = COALESCE($7::date, estimated_completion),
+		    updated_at = now()
+		WHERE id = $1`, caseID, cons, scope, f.TrackingNumber, f.PortalURL, f.FeeCents, f.EstimatedCompletion)
+	if err != nil {
+		return fmt.Errorf("update facts of case %d: %w", caseID, translate(err))
+	}
+	return nil
+}
+
+// SetCaseStatus sets the case status. Leaving needs_review/awaiting_requester
+// ends tolling: the tolled days are added up and tolled_since cleared.
+func (t *Tx) SetCaseStatus(ctx context.Context, caseID int64, status string) error {
+	_, err := t.tx.Exec(ctx, `
+		UPDATE cases SET status = $2, updated_at = now(),
+		    tolled_days = CASE WHEN tolled_since IS NOT NULL AND $2 NOT IN ('needs_review','awaiting_requester')
+		                       THEN tolled_days + floor(extract(epoch FROM now() - tolled_since) / 86400)::int ELSE tolled_days END,
+		    tolled_since = CASE WHEN $2 IN ('needs_review','awaiting_requester') THEN tolled_since END,
+		    closed_at = CASE WHEN $2 IN ('completed','closed_no_records','withdrawn') THEN now() END
+		WHERE id = $1`, caseID, status)
+	if err != nil {
+		return fmt.Errorf("set status of case %d: %w", caseID, translate(err))
+	}
+	return nil
+}
+
+// StartTolling stops the statutory clock at at unless already stopped.
+func (t *Tx) StartTolling(ctx context.Context, caseID int64, at time.Time) error {
+	_, err := t.tx.Exec(ctx, `UPDATE cases SET tolled_since = COALESCE(tolled_since, $2) WHERE id = $1`, caseID, at)
+	return translate(err)
+}
+
+// SaveSchedule writes the clock state of commit_state (absolute values).
+func (t *Tx) SaveSchedule(ctx context.Context, caseID int64, s workflow.CaseSchedule) error {
+	_, err := t.tx.Exec(ctx, `
+		UPDATE cases SET status = $2, sent_at = $3, due_at = $4, next_followup_at = $5, followup_count = $6,
+		    last_followup_at = COALESCE($7, last_followup_at), tolled_since = $8, tolled_days = $9,
+		    closed_at = CASE WHEN $10 THEN COALESCE(closed_at, now()) END, updated_at = now()
+		WHERE id = $1`, caseID, s.Status, s.SentAt, s.DueAt, s.NextFollowupAt, s.FollowupCount, s.LastFollowupAt,
+		s.TolledSince, s.TolledDays, s.Closed)
+	if err != nil {
+		return fmt.Errorf("save schedule of case %d: %w", caseID, translate(err))
+	}
+	return nil
+}
+
+// CaseIDByToken returns the case whose reply token is token; ErrNotFound.
+func (s *Store) CaseIDByToken(ctx context.Context, token string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM cases WHERE reply_token = $1`, token).Scan(&id)
+	return id, translate(err)
+}
+
+// CaseIDByOutboundMessageID finds the case of one of our sent Message-IDs
+// (In-Reply-To/References matching); ErrNotFound.
+func (s *Store) CaseIDByOutboundMessageID(ctx context.Context, messageIDs []string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT case_id FROM email_sends WHERE message_id = ANY($1)
+		UNION ALL SELECT case_id FROM messages WHERE direction = 'outbound' AND message_id = ANY($1) AND case_id IS NOT NULL
+		LIMIT 1`, messageIDs).Scan(&id)
+	return id, translate(err)
+}
+
+// CaseIDBySender finds the most recent open case of the agency with this
+// exact address, else of this email domain; ErrNotFound.
+func (s *Store) CaseIDBySender(ctx context.Context, addr string) (int64, error) {
+	addr = strings.ToLower(addr)
+	domain := ""
+	if i := strings.LastIndex(addr, "@"); i >= 0 {
+		domain = addr[i+1:]
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, `
+		SELECT c.id FROM cases c JOIN agencies a ON a.id = c.agency_id
+		WHERE c.status NOT IN ('completed','closed_no_records','withdrawn')
+		  AND (a.email = $1 OR ($2 <> '' AND a.email_domain = $2))
+		ORDER BY (a.email = $1) DESC, c.id DESC LIMIT 1`, addr, domain).Scan(&id)
+	return id, translate(err)
+}
+
+// DueFollowup is a case whose follow-up date has passed.
+type DueFollowup struct {
+	CaseID         int64     `db:"id"`
+	NextFollowupAt time.Time `db:"next_followup_at"`
+	FollowupCount  int       `db:"followup_count"`
+}
+
+// DueFollowups lists up to limit cases awaiting a response whose follow-up
+// date is at or before now.
+func (s *Store) DueFollowups(ctx context.Context, now time.Time, limit int) ([]DueFollowup, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, next_followup_at, followup_count FROM cases
+		WHERE status = 'awaiting_response' AND NOT paused AND next_followup_at <= $1
+		ORDER BY next_followup_at LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[DueFollowup])
+	return out, translate(err)
+}

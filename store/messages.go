@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Message is a stored email (messages table). CaseID is nil for orphans.
+type Message struct {
+	ID          int64                 `json:"id"`
+	CaseID      *int64                `json:"case_id"`
+	Direction   string                `json:"direction"`
+	MessageID   string                `json:"message_id"`
+	InReplyTo   string                `json:"in_reply_to"`
+	References  []string              `json:"references"`
+	From        string                `json:"from"`
+	To          []string              `json:"to"`
+	Subject     string                `json:"subject"`
+	Text        string                `json:"body_text"`
+	HTML        string                `json:"body_html"`
+	Headers     map[string]string     `json:"headers"`
+	Attachments []workflow.Attachment `json:"attachments"`
+	RawSize     int                   `json:"raw_size"`
+	MatchMethod string                `json:"match_method"`
+	ReceivedAt  time.Time             `json:"received_at"`
+}
+
+// InsertMessage stores a message unless its Message-ID is already stored.
+// It returns the row id and created=false for a duplicate (webhooks redeliver).
+func (t *Tx) InsertMessage(ctx context.Context, m Message) (int64, bool, error) {
+	headers, _ := json.Marshal(m.Headers)
+	atts, _ := json.Marshal(m.Attachments)
+	if m.Attachments == nil {
+		atts = []byte("[]")
+	}
+	if m.ReceivedAt.IsZero() {
+		m.ReceivedAt = time.Now().UTC()
+	}
+	var id int64
+	err := t.tx.QueryRow(ctx, `
+		INSERT INTO messages (case_id, direction, message_id, in_reply_to, "references", from_addr, to_addrs, subject,
+		                      body_text, body_html, headers, attachments, raw_size, match_method, received_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+		ON CONFLICT (message_id) DO NOTHING RETURNING id`,
+		m.CaseID, m.Direction, m.MessageID, m.InReplyTo, orEmpty(m.References), m.From, orEmpty(m.To), m.Subject,
+		m.Text, m.HTML, headers, atts, m.RawSize, m.MatchMethod, m.ReceivedAt).Scan(&id)
+	if err == nil {
+		return id, true, nil
+	}
+	if err = translate(err); !isNotFound(err) {
+		return 0, false, fmt.Errorf("insert message %s: %w", m.MessageID, err)
+	}
+	err = t.tx.QueryRow(ctx, `SELECT id FROM messages WHERE message_id = $1`, m.MessageID).Scan(&id)
+	return id, false, translate(err)
+}
+
+// MessageIDExists reports whether a Message-ID is already stored.
+func (s *Store) MessageIDExists(ctx context.Context, messageID string) (int64, bool, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE message_id = $1`, messageID).Scan(&id)
+	if err = translate(err); isNotFound(err) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
+const messageCols = `id, case_id, direction, message_id, in_reply_to, "references", from_addr, to_addrs, subject,
+	body_text, body_html, headers, attachments, raw_size, match_method, received_at`
+
+type rowScanner interface{ Scan(...any) error }
+
+func scanMessage(r rowScanner) (Message, error) {
+	var m Message
+	var caseID *int32
+	var headers, atts []byte
+	err := r.Scan(&m.ID, &caseID, &m.Direction, &m.MessageID, &m.InReplyTo, &m.References, &m.From, &m.To,
+		&m.Subject, &m.Text, &m.HTML, &headers, &atts, &m.RawSize, &m.MatchMethod, &m.ReceivedAt)
+	if err != nil {
+		return m, err
+	}
+	if caseID != nil {
+		c := int64(*caseID)
+		m.CaseID = &c
+	}
+	_ = json.Unmarshal(headers, &m.Headers)
+	_ = json.Unmarshal(atts, &m.Attachments)
+	return m, nil
+}
+
+// GetMessage loads a message by row id; ErrNotFound.
+func (s *Store) GetMessage(ctx context.Context, id int64) (Message, error) {
+	m, err := scanMessage(s.pool.QueryRow(ctx, `SELECT `+messageCols+` FROM messages WHERE id = $1`, id))
+	if err != nil {
+		return m, fmt.Errorf("message %d: %w", id, translate(err))
+	}
+	return m, nil
+}
+
+// LoadMessage returns the analyzer's view of a message (workflow.CaseReader).
+func (s *Store) LoadMessage(ctx context.Context, id int64) (workflow.Reply, error) {
+	m, err := s.GetMessage(ctx, id)
+	if err != nil {
+		return workflow.Reply{}, err
+	}
+	return workflow.Reply{MessageID: m.MessageID, From: m.From, Subject: m.Subject, Text: m.Text, HTML: m.HTML,
+		Attachments: m.Attachments, ReceivedAt: m.ReceivedAt}, nil
+}
+
+// MessagesOfCase lists a case's messages oldest first.
+func (s *Store) MessagesOfCase(ctx context.Context, caseID int64) ([]Message, error) {
+	return s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages WHERE case_id = $1 ORDER BY received_at, id`, caseID)
+}
+
+// Orphans lists inbound messages that matched no case, oldest first.
+func (s *Store) Orphans(ctx context.Context, limit int) ([]Message, error) {
+	return s.queryMessages(ctx, `SELECT `+messageCols+` FROM messages WHERE case_id IS NULL ORDER BY id LIMIT $1`, limit)
+}
+
+func (s *Store) queryMessages(ctx context.Context, q string, args ...any) ([]Message, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, translate(err)
+		}
+		out = append(out, m)
+	}
+	return out, translate(rows.Err())
+}
+
+// AssignOrphan attaches an orphan message to a case; ErrNotFound when the
+// message is not an orphan (already assigned or unknown).
+func (t *Tx) AssignOrphan(ctx context.Context, messageID, caseID int64) error {
+	ct, err := t.tx.Exec(ctx, `UPDATE messages SET case_id = $2, match_method = 'manual' WHERE id = $1 AND case_id IS NULL`, messageID, caseID)
+	if err != nil {
+		return fmt.Errorf("assign orphan %d: %w", messageID, translate(err))
+	}
+	if ct.RowsAffected() == 0 {
+		return fmt.Errorf("orphan %d: %w", messageID, ErrNotFound)
+	}
+	return nil
+}
+
+// SaveAnalysis stores the analysis of a message in a run (idempotent per run
+// and message).
+func (t *Tx) SaveAnalysis(ctx context.Context, caseID, messageID, runID int64, a workflow.Analysis) error {
+	full, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(ctx, `
+		INSERT INTO response_analyses (case_id, message_id, run_id, class, confidence, sentiment, fee_cents, deadline,
+		                               tracking_number, analyzer, full_analysis)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8::date,$9,$10,$11)
+		ON CONFLICT (run_id, message_id) DO UPDATE SET full_analysis = excluded.full_analysis`,
+		caseID, messageID, runID, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full)
+	if err != nil {
+		return fmt.Errorf("save analysis of message %d: %w", messageID, translate(err))
+	}
+	return nil
+}
+
+// AnalysesOfCase returns the stored analyses of a case, oldest first.
+func (s *Store) AnalysesOfCase(ctx context.Context, caseID int64) ([]json.RawMessage, error) {
+	rows, err := s.pool.Query(ctx, `SELECT jsonb_set(full_analysis, '{message_row_id}', to_jsonb(message_id))
+		FROM response_analyses WHERE case_id = $1 ORDER BY id`, caseID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	var out []json.RawMessage
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, translate(err)
+		}
+		out = append(out, b)
+	}
+	return out, translate(rows.Err())
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, ErrNotFound) }

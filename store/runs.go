@@ -1,0 +1,216 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Run is one graph run of a case (runs table).
+type Run struct {
+	ID               int64           `db:"id"`
+	CaseID           int64           `db:"case_id"`
+	Trigger          string          `db:"trigger"`
+	TriggerKey       string          `db:"trigger_key"`
+	TriggerMessageID *int64          `db:"trigger_message_id"`
+	Status           string          `db:"status"`
+	NextNode         string          `db:"next_node"`
+	StepSeq          int             `db:"step_seq"`
+	State            json.RawMessage `db:"state"`
+	Interrupt        json.RawMessage `db:"interrupt"`
+	Error            string          `db:"error"`
+	DispatchGen      int             `db:"dispatch_gen"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	FinishedAt       *time.Time      `db:"finished_at"`
+}
+
+// RunState is the engine's view of the run.
+func (r Run) RunState() workflow.RunState {
+	return workflow.RunState{RunID: r.ID, Status: r.Status, NextNode: r.NextNode, StepSeq: r.StepSeq, State: r.State}
+}
+
+const runCols = `id, case_id, trigger, trigger_key, trigger_message_id, status, next_node, step_seq, state,
+	interrupt, error, dispatch_gen, created_at, updated_at, finished_at`
+
+// NewRun describes a run to create.
+type NewRun struct {
+	CaseID           int64
+	Trigger          string
+	TriggerKey       string // unique: creating the same key twice returns the first run
+	TriggerMessageID *int64
+	StartNode        string
+	State            json.RawMessage
+}
+
+// CreateRun inserts a queued run at step 0, or returns the existing run with
+// the same trigger key (created=false).
+func (t *Tx) CreateRun(ctx context.Context, n NewRun) (Run, bool, error) {
+	rows, err := t.tx.Query(ctx, `
+		INSERT INTO runs (case_id, trigger, trigger_key, trigger_message_id, status, next_node, state)
+		VALUES ($1, $2, $3, $4, 'queued', $5, $6)
+		ON CONFLICT (trigger_key) DO NOTHING
+		RETURNING `+runCols, n.CaseID, n.Trigger, n.TriggerKey, n.TriggerMessageID, n.StartNode, n.State)
+	if err != nil {
+		return Run{}, false, fmt.Errorf("create run %s: %w", n.TriggerKey, translate(err))
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
+	if err == nil {
+		return r, true, nil
+	}
+	if err != pgx.ErrNoRows {
+		return Run{}, false, fmt.Errorf("create run %s: %w", n.TriggerKey, translate(err))
+	}
+	rows, err = t.tx.Query(ctx, `SELECT `+runCols+` FROM runs WHERE trigger_key = $1`, n.TriggerKey)
+	if err != nil {
+		return Run{}, false, translate(err)
+	}
+	r, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
+	return r, false, translate(err)
+}
+
+// GetRun loads a run; ErrNotFound when absent.
+func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE id = $1`, id)
+	if err != nil {
+		return Run{}, translate(err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Run])
+	if err != nil {
+		return Run{}, fmt.Errorf("run %d: %w", id, translate(err))
+	}
+	return r, nil
+}
+
+// RunsOfCase lists a case's runs, newest first.
+func (s *Store) RunsOfCase(ctx context.Context, caseID int64) ([]Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE case_id = $1 ORDER BY id DESC`, caseID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+	return out, translate(err)
+}
+
+// OlderActiveRun reports whether the case has a queued or running run older
+// than runID (runs of one case execute in order).
+func (s *Store) OlderActiveRun(ctx context.Context, caseID, runID int64) (bool, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM runs WHERE case_id = $1 AND id < $2 AND status IN ('queued','running')`,
+		caseID, runID).Scan(&n)
+	return n > 0, translate(err)
+}
+
+// AdvanceRun moves the run's checkpoint from cp.FromSeq to cp.ToSeq() by
+// compare-and-set (I3) and records the step. It returns
+// workflow.ErrStaleCheckpoint when the run is no longer at cp.FromSeq.
+func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID string) error {
+	var interrupt any
+	if cp.Interrupt != nil {
+		interrupt = cp.Interrupt
+	}
+	ct, err := t.tx.Exec(ctx, `
+		UPDATE runs SET status = $3, next_node = $4, step_seq = $2 + 1, state = $5, interrupt = $6,
+		       error = $7, updated_at = now(),
+		       finished_at = CASE WHEN $3 IN ('completed','failed','superseded','cancelled') THEN now() END
+		WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running','parked')`,
+		cp.RunID, cp.FromSeq, cp.Status, cp.NextNode, cp.State, interrupt, cp.Error)
+	if err != nil {
+		return fmt.Errorf("advance run %d: %w", cp.RunID, translate(err))
+	}
+	if ct.RowsAffected() == 0 {
+		return workflow.ErrStaleCheckpoint
+	}
+	st := cp.Step
+	delta := st.StateDelta
+	if delta == nil {
+		delta = json.RawMessage("{}")
+	}
+	_, err = t.tx.Exec(ctx, `
+		INSERT INTO run_steps (run_id, seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		cp.RunID, st.Seq, st.Node, st.Outcome, st.NextNode, delta, st.Error, workerID, st.StartedAt, st.FinishedAt)
+	if err != nil {
+		return fmt.Errorf("record step %d of run %d: %w", st.Seq, cp.RunID, translate(err))
+	}
+	return nil
+}
+
+// RunStep is one row of step history.
+type RunStep struct {
+	Seq        int             `db:"seq" json:"seq"`
+	Node       string          `db:"node" json:"node"`
+	Outcome    string          `db:"outcome" json:"outcome"`
+	NextNode   string          `db:"next_node" json:"next_node"`
+	StateDelta json.RawMessage `db:"state_delta" json:"state_delta"`
+	Error      string          `db:"error" json:"error,omitempty"`
+	WorkerID   string          `db:"worker_id" json:"worker_id"`
+	StartedAt  time.Time       `db:"started_at" json:"started_at"`
+	FinishedAt time.Time       `db:"finished_at" json:"finished_at"`
+}
+
+// RunSteps returns a run's step history in order.
+func (s *Store) RunSteps(ctx context.Context, runID int64) ([]RunStep, error) {
+	rows, err := s.pool.Query(ctx, `SELECT seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at
+		FROM run_steps WHERE run_id = $1 ORDER BY seq`, runID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[RunStep])
+	return out, translate(err)
+}
+
+// SupersedePending marks the case's PENDING_APPROVAL proposals SUPERSEDED
+// and its parked runs superseded (a new agency reply arrived). It returns the
+// number of proposals superseded.
+func (t *Tx) SupersedePending(ctx context.Context, caseID int64) (int64, error) {
+	ct, err := t.tx.Exec(ctx, `UPDATE proposals SET status = 'SUPERSEDED', updated_at = now()
+		WHERE case_id = $1 AND status = 'PENDING_APPROVAL'`, caseID)
+	if err != nil {
+		return 0, fmt.Errorf("supersede proposals of case %d: %w", caseID, translate(err))
+	}
+	_, err = t.tx.Exec(ctx, `UPDATE runs SET status = 'superseded', step_seq = step_seq + 1, updated_at = now(), finished_at = now()
+		WHERE case_id = $1 AND status = 'parked'`, caseID)
+	if err != nil {
+		return 0, fmt.Errorf("supersede runs of case %d: %w", caseID, translate(err))
+	}
+	return ct.RowsAffected(), nil
+}
+
+// StrandedCandidates returns queued/running runs not updated since before
+// (the reaper checks each against Redis and the case lock).
+func (s *Store) StrandedCandidates(ctx context.Context, before time.Time, limit int) ([]Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE status IN ('queued','running') AND updated_at < $1
+		ORDER BY updated_at LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
+	return out, translate(err)
+}
+
+// BumpDispatchGen increments the run's dispatch generation if it is still at
+// seq, so the reaper can enqueue a fresh task id; returns the new generation
+// and false when the run moved on.
+func (s *Store) BumpDispatchGen(ctx context.Context, runID int64, seq int) (int, bool, error) {
+	var gen int
+	err := s.pool.QueryRow(ctx, `UPDATE runs SET dispatch_gen = dispatch_gen + 1, updated_at = now()
+		WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running') RETURNING dispatch_gen`, runID, seq).Scan(&gen)
+	if err == pgx.ErrNoRows {
+		return 0, false, nil
+	}
+	return gen, err == nil, translate(err)
+}
+
+// DeleteStepsBefore removes step history of finished runs older than before
+// (retention); returns rows deleted.
+func (s *Store) DeleteStepsBefore(ctx context.Context, before time.Time) (int64, error) {
+	ct, err := s.pool.Exec(ctx, `DELETE FROM run_steps rs USING runs r WHERE rs.run_id = r.id
+		AND r.finished_at IS NOT NULL AND rs.finished_at < $1`, before)
+	return ct.RowsAffected(), translate(err)
+}

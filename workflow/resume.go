@@ -1,0 +1,83 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+)
+
+// ResumeNode returns the step that applies a reviewer's decision to a parked
+// run (seed 000 §6.1, seed 004): APPROVE executes the version shown, EDIT
+// stores the reviewer's text as a new human_edited version and executes it,
+// ADJUST redrafts with the instruction and gates again (at most
+// MaxAdjustments times, else ErrAdjustLimit), DISMISS ends the run with
+// nothing sent, WITHDRAW withdraws the case. The decision is marked applied in
+// the same transaction as the checkpoint.
+func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
+	return func(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
+		if s.ProposalID == 0 {
+			return CaseOutcome{}, fmt.Errorf("resume run %d: no proposal at the gate", env.RunID)
+		}
+		if h.Action == DecisionAdjust && s.AdjustCount >= d.MaxAdjustments {
+			return CaseOutcome{}, ErrAdjustLimit
+		}
+		s.Human = &h
+		pid := s.ProposalID
+		mark := func(ctx context.Context, tx CaseTx) error {
+			if err := tx.MarkDecisionApplied(ctx, h.DecisionID); err != nil {
+				return err
+			}
+			return tx.LogActivity(ctx, s.CaseID, env.RunID, "decision_applied", h.Actor,
+				map[string]any{"decision_id": h.DecisionID, "action": h.Action, "proposal_id": pid, "version": h.Version})
+		}
+		switch h.Action {
+		case DecisionApprove:
+			return CaseOutcome{State: s, Route: Next(NodeExecuteAction), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, ProposalApproved, h.Actor); err != nil {
+					return err
+				}
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionEdit:
+			dr := Draft{Subject: h.Subject, Text: h.BodyText, HTML: "", Drafter: "human"}
+			if dr.Subject == "" && s.Draft != nil {
+				dr.Subject = s.Draft.Subject
+			}
+			dr.HTML = TextToHTML(dr.Text)
+			s.Draft = &dr
+			s.ProposalVersion++
+			up := ProposalUpsert{Key: s.ProposalKey, CaseID: s.CaseID, RunID: env.RunID, Status: ProposalApproved,
+				Version: s.ProposalVersion, VersionSource: SourceHumanEdited, Author: h.Actor,
+				Subject: dr.Subject, BodyText: dr.Text, BodyHTML: dr.HTML, AdjustmentCount: s.AdjustCount}
+			return CaseOutcome{State: s, Route: Next(NodeExecuteAction), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if _, err := tx.UpsertProposal(ctx, up); err != nil {
+					return err
+				}
+				if err := tx.SetProposalStatus(ctx, pid, ProposalApproved, h.Actor); err != nil {
+					return err
+				}
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionAdjust:
+			s.AdjustCount++
+			return CaseOutcome{State: s, Route: Next(NodeDraftResponse), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionDismiss, DecisionWithdraw:
+			pstatus, cstatus := ProposalDismissed, CaseAwaitingResponse
+			if h.Action == DecisionWithdraw {
+				pstatus, cstatus = ProposalWithdrawn, CaseWithdrawn
+			}
+			s.CaseStatus = cstatus
+			return CaseOutcome{State: s, Route: End(RunCompleted), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, pstatus, h.Actor); err != nil {
+					return err
+				}
+				if err := tx.SetCaseStatus(ctx, s.CaseID, cstatus); err != nil {
+					return err
+				}
+				return mark(ctx, tx)
+			}}, nil
+		}
+		return CaseOutcome{}, fmt.Errorf("resume: unknown decision action %q", h.Action)
+	}
+}

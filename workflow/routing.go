@@ -1,0 +1,170 @@
+package workflow
+
+import "fmt"
+
+// Pause reasons shown to reviewers.
+const (
+	PauseFeeQuote      = "FEE_QUOTE"
+	PauseDenial        = "DENIAL"
+	PauseCloseAction   = "CLOSE_ACTION"
+	PauseClarification = "CLARIFICATION"
+	PauseHumanTask     = "HUMAN_TASK"
+	PauseEscalation    = "ESCALATION"
+	PauseSupervised    = "SUPERVISED"
+	PauseManual        = "MANUAL"
+	PauseSensitive     = "SENSITIVE"
+	PauseFollowup      = "FOLLOWUP"
+)
+
+// RoutingPolicy holds the thresholds of decide_next_action.
+type RoutingPolicy struct {
+	// FeeAutoApproveMaxCents: AUTO accepts fees up to this amount (cents).
+	FeeAutoApproveMaxCents int64
+	// MinConfidence below which a reply is escalated (0–1).
+	MinConfidence float64
+	// MaxFollowups before a silent agency is escalated.
+	MaxFollowups int
+}
+
+// DefaultRoutingPolicy: $50 auto-approve ceiling, 0.6 confidence, 4 follow-ups.
+var DefaultRoutingPolicy = RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: 0.6, MaxFollowups: 4}
+
+// RouteInput is everything decide_next_action looks at.
+type RouteInput struct {
+	Class          Class
+	Confidence     float64
+	Sentiment      Sentiment
+	Mode           AutopilotMode
+	FeeCents       *int64
+	DenialWeak     bool
+	Withheld       bool // PARTIAL_DELIVERY: items withheld or exemptions invoked
+	HasRecords     bool // RECORDS_READY: an attachment or download link exists
+	Portal         bool // the case goes through an agency portal: never emailed
+	FollowupsSent  int
+	InjectionFlags []string
+}
+
+// RouteDecision is decide_next_action's answer (DESIGN.md routing table).
+type RouteDecision struct {
+	Action ActionType `json:"action"`
+	// Auto is true when the action may execute without a human.
+	Auto        bool     `json:"auto"`
+	PauseReason string   `json:"pause_reason,omitempty"`
+	HumanTask   bool     `json:"human_task,omitempty"`
+	Reasons     []string `json:"reasons"`
+}
+
+// Decide applies the routing table of DESIGN.md. It is pure: the same input
+// always yields the same decision.
+func Decide(in RouteInput, p RoutingPolicy) RouteDecision {
+	d := route(in, p)
+	if d.Action == ActionNone {
+		return d
+	}
+	if len(in.InjectionFlags) > 0 && d.Auto {
+		d.Auto = false
+		d.PauseReason = PauseSensitive
+		d.Reasons = append(d.Reasons, fmt.Sprintf("reply tries to instruct the agent (%v): a human decides", in.InjectionFlags))
+	}
+	if d.Auto && in.Mode != AutopilotAuto {
+		d.Auto = false
+		d.Reasons = append(d.Reasons, fmt.Sprintf("autopilot %s: every proposal is reviewed", in.Mode))
+		if d.PauseReason == "" {
+			d.PauseReason = PauseSupervised
+		}
+	}
+	if in.Mode == AutopilotManual {
+		d.PauseReason = PauseManual
+	}
+	return d
+}
+
+func route(in RouteInput, p RoutingPolicy) RouteDecision {
+	auto := in.Mode == AutopilotAuto
+	if in.Class == ClassNoResponse {
+		if in.FollowupsSent >= p.MaxFollowups {
+			return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+				Reasons: []string{fmt.Sprintf("%d follow-ups sent without a reply (max %d)", in.FollowupsSent, p.MaxFollowups)}}
+		}
+		if in.Portal {
+			return RouteDecision{Action: ActionSubmitPortal, HumanTask: true, PauseReason: PauseHumanTask,
+				Reasons: []string{"portal case is past due: check the portal and follow up there (never emailed)"}}
+		}
+		return RouteDecision{Action: ActionSendFollowup, Auto: auto, PauseReason: PauseFollowup,
+			Reasons: []string{fmt.Sprintf("no response: follow-up %d", in.FollowupsSent+1)}}
+	}
+	if in.Class == ClassUnknown || !in.Class.Valid() {
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+			Reasons: []string{"reply could not be classified"}}
+	}
+	if in.Confidence < p.MinConfidence {
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+			Reasons: []string{fmt.Sprintf("%s at confidence %.2f below %.2f", in.Class, in.Confidence, p.MinConfidence)}}
+	}
+	if in.Sentiment == SentimentHostile {
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+			Reasons: []string{"hostile tone: a human answers"}}
+	}
+	switch in.Class {
+	case ClassAcknowledgment, ClassExtension:
+		return RouteDecision{Action: ActionNone, Auto: true,
+			Reasons: []string{string(in.Class) + ": record tracking number and move the due date"}}
+	case ClassFeeQuote:
+		if in.FeeCents == nil {
+			return RouteDecision{Action: ActionApproveFee, PauseReason: PauseFeeQuote,
+				Reasons: []string{"fee quote without a stated amount"}}
+		}
+		ok := *in.FeeCents <= p.FeeAutoApproveMaxCents
+		r := fmt.Sprintf("fee %s %s auto-approve limit %s", Cents(*in.FeeCents), map[bool]string{true: "within", false: "over"}[ok], Cents(p.FeeAutoApproveMaxCents))
+		return RouteDecision{Action: ActionApproveFee, Auto: auto && ok, PauseReason: PauseFeeQuote, Reasons: []string{r}}
+	case ClassDenial:
+		r := "denial judged strong: a human decides whether to contest"
+		if in.DenialWeak {
+			r = "denial judged weak: rebuttal asks for segregable portions"
+		}
+		return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial, Reasons: []string{r}}
+	case ClassPartial:
+		if !in.Withheld {
+			return RouteDecision{Action: ActionNone, Auto: true, Reasons: []string{"partial delivery: delivered items recorded"}}
+		}
+		return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial,
+			Reasons: []string{"partial delivery with items withheld: rebuttal"}}
+	case ClassRecordsReady:
+		if !in.HasRecords {
+			return RouteDecision{Action: ActionCloseCompleted, PauseReason: PauseCloseAction,
+				Reasons: []string{"records said ready but no attachment or download link: confirm before closing"}}
+		}
+		return RouteDecision{Action: ActionCloseCompleted, Auto: auto, PauseReason: PauseCloseAction,
+			Reasons: []string{"records delivered (attachment or link present)"}}
+	case ClassNoRecords:
+		return RouteDecision{Action: ActionCloseNoRecords, PauseReason: PauseCloseAction,
+			Reasons: []string{"no responsive records: a human decides to close or contest"}}
+	case ClassClarification:
+		return RouteDecision{Action: ActionSendClarification, Auto: auto, PauseReason: PauseClarification,
+			Reasons: []string{"agency asks for clarification"}}
+	case ClassWrongAgency:
+		return RouteDecision{Action: ActionRefile, HumanTask: true, PauseReason: PauseHumanTask,
+			Reasons: []string{"wrong agency: refile with the referred agency"}}
+	case ClassPortalRedirect:
+		return RouteDecision{Action: ActionSubmitPortal, HumanTask: true, PauseReason: PauseHumanTask,
+			Reasons: []string{"agency requires its portal: submit there (never emailed)"}}
+	}
+	return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation, Reasons: []string{"unrouted class " + string(in.Class)}}
+}
+
+// Cents formats integer cents as dollars, e.g. 123456 → "$1,234.56".
+func Cents(c int64) string {
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	d := fmt.Sprintf("%d", c/100)
+	for i := len(d) - 3; i > 0; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	s := fmt.Sprintf("$%s.%02d", d, c%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
