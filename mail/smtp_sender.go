@@ -28,7 +28,8 @@ type SMTPConfig struct {
 	Port int // default 587
 	// Username enables SMTP AUTH PLAIN when non-empty. With TLSNone the
 	// password is sent in clear text (explicitly allowed); with the other
-	// policies authentication fails rather than send it unencrypted.
+	// policies authentication fails rather than send it unencrypted, except
+	// to localhost/127.0.0.1/::1 (as in net/smtp).
 	Username  string
 	Password  string
 	TLS       TLSPolicy   // default TLSMandatory
