@@ -51,6 +51,9 @@ type Rules struct {
 	defaultReasonableDays int
 }
 
+// MaxRuleDays bounds a rule's days (and the reasonable-time default).
+const MaxRuleDays = 366
+
 // Errors of LoadRules.
 var (
 	ErrBadRules = errors.New("clock: bad jurisdiction rules")
@@ -60,13 +63,13 @@ var wantHeader = []string{"jurisdiction", "abbrev", "days", "business_days", "so
 
 // LoadRules parses a CSV with the header jurisdiction,abbrev,days,
 // business_days,source (the format of dataset.JurisdictionDeadlinesCSV).
-// defaultReasonableDays (calendar days, > 0) is used for jurisdictions that
-// are absent. Errors wrap ErrBadRules and name the offending line: wrong
-// header, wrong column count, non-positive days, bad boolean, empty or
-// duplicate abbrev.
+// defaultReasonableDays (calendar days, 1..MaxRuleDays) is used for
+// jurisdictions that are absent. Errors wrap ErrBadRules and name the
+// offending line: wrong header, wrong column count, days outside
+// 1..MaxRuleDays, bad boolean, empty or duplicate abbrev.
 func LoadRules(csvData []byte, defaultReasonableDays int) (*Rules, error) {
-	if defaultReasonableDays <= 0 {
-		return nil, fmt.Errorf("%w: default reasonable days %d must be > 0", ErrBadRules, defaultReasonableDays)
+	if defaultReasonableDays <= 0 || defaultReasonableDays > MaxRuleDays {
+		return nil, fmt.Errorf("%w: default reasonable days %d must be in 1..%d", ErrBadRules, defaultReasonableDays, MaxRuleDays)
 	}
 	r := csv.NewReader(bytes.NewReader(csvData))
 	r.FieldsPerRecord = len(wantHeader)
@@ -107,8 +110,8 @@ func parseRule(rec []string) (Rule, error) {
 		return Rule{}, errors.New("empty abbrev")
 	}
 	days, err := strconv.Atoi(strings.TrimSpace(rec[2]))
-	if err != nil || days <= 0 {
-		return Rule{}, fmt.Errorf("days %q is not a positive integer", rec[2])
+	if err != nil || days <= 0 || days > MaxRuleDays {
+		return Rule{}, fmt.Errorf("days %q is not an integer in 1..%d", rec[2], MaxRuleDays)
 	}
 	business, err := strconv.ParseBool(strings.TrimSpace(rec[3]))
 	if err != nil {

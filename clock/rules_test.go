@@ -67,6 +67,8 @@ func TestLoadRulesErrors(t *testing.T) {
 		days int
 	}{
 		"default days":  {header, 0},
+		"default huge":  {header, 400},
+		"huge days":     {header + "Texas,TX,100000,true,x\n", 30},
 		"empty":         {"", 30},
 		"header":        {"name,abbrev,days,business_days,source\n", 30},
 		"columns":       {header + "Texas,TX,10,true\n", 30},
