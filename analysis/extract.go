@@ -1,0 +1,418 @@
+package analysis
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// ---- tracking number ----
+
+var (
+	trackingLabeledRe   = fre(`(?i)\b(?:(?:foia|foil|foipa|opra|cpra|pra|prr|kora|open records|public records|records)\s+)?(?:request|case|reference|ref|tracking|control|confirmation|ticket|log|file|foia|foil|foipa|prr)\s*(?:log\s+|tracking\s+|case\s+)?(?:no\.?|number|num\.?|#|id)?\s*[:#]?\s*\*?((?:[A-Z]{1,5}[- ])?[A-Z]{0,6}\d[A-Z0-9]*(?:-[A-Z0-9]+)*)\b`)
+	trackingFormRe      = regexp.MustCompile(`\b((?:FOIA|FOIL|FOIPA|PRR|PRA|OPRA|CPRA|R|W|P|C|[A-Z]{2,4})-\d{2,4}-[0-9A-Z-]{2,})\b`)
+	yearOnlyRe          = regexp.MustCompile(`^(19|20)\d\d$`)
+	trackingLabelWordRe = regexp.MustCompile(`(?i)foia|foil|foipa|prr|request|case|tracking|reference|ref`)
+)
+
+// extractTracking returns the agency's tracking number for the request, or
+// "". It ignores MuckRock mail codes ("DEPT MR 36565"), years and phone-like
+// digit runs.
+func extractTracking(body string) string {
+	best := ""
+	bestAt := len(body) + 1
+	for _, m := range trackingFormRe.FindAllStringSubmatchIndex(body, -1) {
+		if m[0] < bestAt {
+			best, bestAt = body[m[2]:m[3]], m[0]
+		}
+	}
+	for _, m := range submatches(trackingLabeledRe, asciiLower(body), 64) {
+		if m[2] < 0 {
+			continue
+		}
+		tok := strings.ToUpper(strings.TrimSpace(body[m[2]:m[3]]))
+		pre := strings.ToUpper(body[max(0, m[0]-8):m[0]])
+		label := strings.ToLower(body[m[0]:m[2]])
+		if strings.Contains(pre, "MR ") || strings.Contains(pre, "MR") && strings.HasSuffix(strings.TrimSpace(pre), "MR") {
+			continue
+		}
+		if yearOnlyRe.MatchString(tok) || countDigits(tok) < 3 || len(tok) > 30 {
+			continue
+		}
+		// A bare label word like "file" or "log" must be followed by a
+		// number marker to count ("file 3" is prose).
+		if !strings.ContainsAny(label, "#:") && !strings.Contains(label, "no") && !strings.Contains(label, "number") &&
+			!trackingLabelWordRe.MatchString(label) {
+			continue
+		}
+		if m[0] < bestAt {
+			best, bestAt = tok, m[0]
+		}
+	}
+	return best
+}
+
+func countDigits(s string) int {
+	n := 0
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// ---- dates ----
+
+const monthNames = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
+
+var (
+	dateMDY     = fre(`(?i)\b` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
+	dateDMY     = fre(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
+	dateSlash   = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
+	dateISO     = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	deadlineCue = regexp.MustCompile(`(?i)(\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until)[^.]{0,40}$`)
+	pastDateCue = regexp.MustCompile(`(?i)(dated|received( on)?|sent( to you)?( on)?|submitted( on)?|filed( on)?|since|letter of|request of|email of|from|issued( on)?|on)\s*$`)
+	relDaysRe   = regexp.MustCompile(`(?i)\b(additional|within|in|extend\w* (by|for)?|take|approximately|another)\s+(?:up to\s+)?(?:an additional\s+)?(\w+\s+)?\(?(\d+)\)?\s+(business |working |calendar )?(days|weeks|months|years)\b`)
+	monthIndex  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+)
+
+type foundDate struct {
+	t     time.Time
+	start int
+}
+
+func findDates(s string) []foundDate {
+	var out []foundDate
+	lower := asciiLower(s)
+	add := func(y, mo, d int, at int) {
+		if y < 100 {
+			y += 2000
+		}
+		if mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1990 || y > 2100 {
+			return
+		}
+		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		if t.Day() != d {
+			return
+		}
+		out = append(out, foundDate{t, at})
+	}
+	for _, m := range submatches(dateMDY, lower, 64) {
+		mon := monthIndex[strings.ToLower(s[m[2]:m[3]])[:3]]
+		d, _ := strconv.Atoi(s[m[4]:m[5]])
+		y, _ := strconv.Atoi(s[m[6]:m[7]])
+		add(y, int(mon), d, m[0])
+	}
+	for _, m := range submatches(dateDMY, lower, 64) {
+		d, _ := strconv.Atoi(s[m[2]:m[3]])
+		mon := monthIndex[strings.ToLower(s[m[4]:m[5]])[:3]]
+		y, _ := strconv.Atoi(s[m[6]:m[7]])
+		add(y, int(mon), d, m[0])
+	}
+	for _, m := range dateSlash.FindAllStringSubmatchIndex(s, -1) {
+		if !strings.Contains(s, "/") {
+			break
+		}
+		mo, _ := strconv.Atoi(s[m[2]:m[3]])
+		d, _ := strconv.Atoi(s[m[4]:m[5]])
+		y, _ := strconv.Atoi(s[m[6]:m[7]])
+		add(y, mo, d, m[0])
+	}
+	for _, m := range dateISO.FindAllStringSubmatchIndex(s, -1) {
+		y, _ := strconv.Atoi(s[m[2]:m[3]])
+		mo, _ := strconv.Atoi(s[m[4]:m[5]])
+		d, _ := strconv.Atoi(s[m[6]:m[7]])
+		add(y, mo, d, m[0])
+	}
+	return out
+}
+
+// extractDeadline finds the estimated completion / response date: the first
+// date introduced by a deadline cue ("by", "on or before", "estimated
+// completion date"), not in the past relative to received (when known); else
+// received plus a stated duration ("an additional fourteen (14) days").
+func extractDeadline(body string, received time.Time) (*time.Time, string) {
+	var best *foundDate
+	for _, d := range findDates(body) {
+		pre := body[max(0, d.start-60):d.start]
+		if pastDateCue.MatchString(pre) || !deadlineCue.MatchString(pre) {
+			continue
+		}
+		if !received.IsZero() && d.t.Before(received.UTC().Truncate(24*time.Hour).Add(-24*time.Hour)) {
+			continue
+		}
+		if best == nil || d.start < best.start {
+			dd := d
+			best = &dd
+		}
+	}
+	if best != nil {
+		return &best.t, "deadline " + best.t.Format("2006-01-02") + " from a dated commitment"
+	}
+	if received.IsZero() {
+		return nil, ""
+	}
+	m := relDaysRe.FindStringSubmatch(body)
+	if m == nil {
+		return nil, ""
+	}
+	n, err := strconv.Atoi(m[4])
+	if err != nil || n <= 0 || n > 3650 {
+		return nil, ""
+	}
+	base := time.Date(received.Year(), received.Month(), received.Day(), 0, 0, 0, 0, time.UTC)
+	var t time.Time
+	switch strings.ToLower(m[6]) {
+	case "days":
+		if strings.TrimSpace(strings.ToLower(m[5])) == "business" || strings.TrimSpace(strings.ToLower(m[5])) == "working" {
+			t = addBusinessDays(base, n)
+		} else {
+			t = base.AddDate(0, 0, n)
+		}
+	case "weeks":
+		t = base.AddDate(0, 0, 7*n)
+	case "months":
+		t = base.AddDate(0, n, 0)
+	case "years":
+		t = base.AddDate(n, 0, 0)
+	}
+	return &t, "deadline " + t.Format("2006-01-02") + " = received + " + strings.Join(strings.Fields(m[0]), " ")
+}
+
+// addBusinessDays skips weekends only; statutory holidays are the clock
+// package's job.
+func addBusinessDays(t time.Time, n int) time.Time {
+	for n > 0 {
+		t = t.AddDate(0, 0, 1)
+		if t.Weekday() != time.Saturday && t.Weekday() != time.Sunday {
+			n--
+		}
+	}
+	return t
+}
+
+// ---- portal ----
+
+var (
+	urlRe        = fre(`(?i)\bhttps?://[^\s<>()"'\]]+|\bwww\.[^\s<>()"'\]]+`)
+	portalCueRe  = regexp.MustCompile(`(?i)portal|log ?in|sign ?in|register|track|create an account|submit|new request|records center|request center|govqa|nextrequest|justfoia|foiaxpress`)
+	fileShareRe  = regexp.MustCompile(`(?i)dropbox\.com|sharefile\.com|box\.com/s|drive\.google|onedrive|sharepoint\.com|1drv\.ms|wetransfer|we\.tl|/download|\.pdf\b|\.zip\b|\.xlsx?\b|\.csv\b|\.mp4\b`)
+	vendorByHost = []struct{ host, vendor string }{
+		{"govqa.us", "GovQA"}, {"mycusthelp.com", "GovQA"}, {"mycusthelp.net", "GovQA"},
+		{"nextrequest.com", "NextRequest"}, {"justfoia.com", "JustFOIA"},
+		{"foiaxpress", "FOIAXpress"}, {"foiaonline.gov", "FOIAonline"},
+		{"openrecords.nyc.gov", "NYC OpenRecords"}, {"securerelease.us", "SecureRelease"},
+	}
+	vendorByName = []struct {
+		re     *regexp.Regexp
+		vendor string
+	}{
+		{regexp.MustCompile(`(?i)\bgov ?qa\b|mycusthelp`), "GovQA"},
+		{regexp.MustCompile(`(?i)\bnext ?request\b`), "NextRequest"},
+		{regexp.MustCompile(`(?i)\bjust ?foia\b`), "JustFOIA"},
+		{regexp.MustCompile(`(?i)\bfoia ?xpress\b`), "FOIAXpress"},
+	}
+)
+
+func vendorOf(u string) string {
+	p, err := url.Parse(u)
+	host := strings.ToLower(u)
+	if err == nil && p.Host != "" {
+		host = strings.ToLower(p.Host + p.Path)
+	}
+	for _, v := range vendorByHost {
+		if strings.Contains(host, v.host) {
+			return v.vendor
+		}
+	}
+	return ""
+}
+
+// extractPortal returns the portal URL and vendor named by the reply (body or
+// portal-system footer): a vendor-hosted URL first, else a URL in a sentence
+// about a portal/login/new request; the vendor also from its name in text.
+func extractPortal(text string) (string, string) {
+	var cueURL string
+	for _, m := range urlRe.findAll(asciiLower(text), 64) {
+		u := strings.TrimRight(text[m[0]:m[1]], ".,;:")
+		if v := vendorOf(u); v != "" {
+			return u, v
+		}
+		if cueURL == "" && !fileShareRe.MatchString(u) {
+			ctx := text[max(0, m[0]-160):m[0]]
+			if i := strings.LastIndex(ctx, "\n\n"); i >= 0 {
+				ctx = ctx[i:]
+			}
+			if portalCueRe.MatchString(ctx) {
+				cueURL = u
+			}
+		}
+	}
+	vendor := ""
+	for _, v := range vendorByName {
+		if v.re.MatchString(text) {
+			vendor = v.vendor
+			break
+		}
+	}
+	return cueURL, vendor
+}
+
+// hasRecordsLink reports a download link or a non-image attachment.
+func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
+	for _, a := range atts {
+		ct := strings.ToLower(a.ContentType)
+		name := strings.ToLower(a.Filename)
+		if strings.HasPrefix(ct, "image/") || strings.HasPrefix(name, "image0") || strings.HasSuffix(name, ".ics") || strings.HasSuffix(name, ".vcf") {
+			continue
+		}
+		return true, "attachment " + a.Filename
+	}
+	lower := asciiLower(text)
+	for _, ix := range urlRe.findAll(lower, 64) {
+		if m := text[ix[0]:ix[1]]; fileShareRe.MatchString(m) {
+			return true, "download link " + clip(m, 60)
+		}
+	}
+	if downloadPhraseRe.match(lower) {
+		return true, "reply says files are available to download"
+	}
+	return false, ""
+}
+
+var downloadPhraseRe = fre(`(?i)(files?|records?|documents?) (are |is )?(now )?available (for you )?(to|for) download|available for download|download (the |your )?(records|files|documents) (here|at|from)`)
+
+// ---- exemptions ----
+
+var (
+	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*)`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit")
+	exemptCtxRe = regexp.MustCompile(`(?i)exempt|withh|redact|denied|deny|not subject to|confidential|protected|privacy|privilege|not required to|prohibit`)
+	exemptNotRe = regexp.MustCompile(`(?i)appeal|\bfees?\b|charge|extension|deposit|\bcost|additional time|copy of the record|programming`)
+)
+
+// extractExemptions lists the legal citations the agency relied on to
+// withhold or redact, deduplicated, at most 12.
+func extractExemptions(body, lower string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range exemptionRe.findAll(lower, 200) {
+		cite := strings.Join(strings.Fields(strings.TrimRight(body[m[0]:m[1]], ".-:")), " ")
+		own := sentenceAround(body, m[0], m[1])
+		ctx := body[max(0, m[0]-250):min(len(body), m[1]+60)]
+		if !exemptCtxRe.MatchString(ctx) || exemptNotRe.MatchString(own) {
+			continue
+		}
+		k := strings.ToLower(cite)
+		if seen[k] || countDigits(cite) == 0 {
+			continue
+		}
+		seen[k] = true
+		out = append(out, cite)
+		if len(out) == 12 {
+			break
+		}
+	}
+	return out
+}
+
+// sentenceAround returns the sentence containing s[i:j].
+func sentenceAround(s string, i, j int) string {
+	lo := i
+	for lo > 0 && !(s[lo-1] == '\n' && lo >= 2 && s[lo-2] == '\n') && !(lo >= 2 && s[lo-2] == '.' && s[lo-1] == ' ') {
+		lo--
+		if i-lo > 300 {
+			break
+		}
+	}
+	hi := j
+	for hi < len(s) && !(s[hi] == '.' && (hi+1 == len(s) || s[hi+1] == ' ' || s[hi+1] == '\n')) {
+		hi++
+		if hi-j > 300 {
+			break
+		}
+	}
+	return s[lo:hi]
+}
+
+// ---- referred agency ----
+
+var referredRe = regexp.MustCompile(`(?:should (?:go|be sent|be directed|be submitted|be addressed|be made|be filed|be forwarded) (?:directly )?to|(?:please |you may (?:wish to )?|you should |you will need to )(?:contact|reach out to|direct your request to|submit your request to|send your request to|file your request with)|(?:forwarded|referred|transferred|redirected) (?:your request |this request |the request |it )?to|custodian (?:of (?:these|those|the|such) records )?is|(?:maintained|held|kept) by) (?:the )?([\w.+-]+@[\w-]+\.[\w.]+|[A-Z][\w.'&-]*(?: (?:of|for|and|the|on|&|[A-Z][\w.'&-]*))*)`)
+
+// extractReferredAgency names the agency (or address) the reply points to.
+func extractReferredAgency(body string) string {
+	for _, m := range referredRe.FindAllStringSubmatch(body, -1) {
+		a := strings.TrimRight(m[1], ".,;: ")
+		for _, suf := range []string{" of", " for", " and", " the", " on", " &"} {
+			a = strings.TrimSuffix(a, suf)
+		}
+		if a == "" || strings.EqualFold(a, "our") || strings.EqualFold(a, "us") || strings.EqualFold(a, "me") {
+			continue
+		}
+		return a
+	}
+	return ""
+}
+
+// ---- constraints ----
+
+var constraintRules = []struct {
+	c  workflow.Constraint
+	re fastRe
+}{
+	{workflow.ConstraintBWCExempt, fre(`(?i)(body[- ]?(worn )?cam(era)?s?|bwc|body[- ]worn)[^.]{0,120}(exempt|withh|not (be )?(released|disclosed|subject)|denied|confidential)|(exempt|withh|denied)[^.]{0,80}(body[- ]?(worn )?cam(era)?|bwc)`)},
+	{workflow.ConstraintFeeRequired, fre(`(?i)pre-?pay|prepayment|deposit|payment (is |will be )?required|(upon|after|once|until) (receipt of )?(the |your )?(payment|deposit|fee)|before (we|staff) (begin|start|proceed)|invoice`)},
+	{workflow.ConstraintIDRequired, fre(`(?i)(proof|verification|certification) of (your )?identity|verify your identity|(photo|government[- ]issued|valid) (id|identification)|notarized|doj-361|signed (privacy )?(waiver|release|authorization)|third[- ]party authorization`)},
+	{workflow.ConstraintInvestigationActive, fre(`(?i)(ongoing|active|pending|open|current) (criminal |law enforcement |internal )?(investigation|prosecution|case|litigation|enforcement proceeding)|552\(b\)\(7\)\(a\)|\(b\)\(7\)\(a\)|exemption 7\(a\)|interfere with (an? )?(ongoing |pending )?(investigation|enforcement)|investigations?[^.]{0,40}(are|is) (generally )?exempt|7923\.600`)},
+	{workflow.ConstraintPrivacyExemption, fre(`(?i)privacy|unwarranted invasion|hipaa|\(b\)\(6\)|\(b\)\(7\)\(c\)|personal(ly)? identif(ying|iable) information|medical (records|information|privacy)|ferpa|87\(2\)\(b\)`)},
+	{workflow.ConstraintRetentionExpired, fre(`(?i)retention (period|schedule|policy)[^.]{0,80}(expired|passed|only|is|elapsed)|(purged|destroyed|expunged|deleted|overwritten|disposed of)\b[^.]{0,60}(retention|schedule|policy|in accordance|per|after|at that time|records)|no longer (retained|maintained|kept|available)|(records|files|footage|video)[^.]{0,40}(were|was|have been|has been) (purged|destroyed|expunged|deleted|overwritten)`)},
+	{workflow.ConstraintWrongAgency, fre(`(?i)not the (proper |correct |appropriate )?(custodian|agency)|should (go|be sent|be directed|be submitted) to|(records|files) (are|is) (maintained|held|kept) by (the|another)|not maintained by (the|our|this)`)},
+}
+
+// extractConstraints returns the constraints evidenced in body, in the
+// stable order of workflow.AllConstraints, plus the reasons.
+func extractConstraints(lower string, class workflow.Class, fee *int64) ([]workflow.Constraint, []string) {
+	var out []workflow.Constraint
+	var why []string
+	for _, cr := range constraintRules {
+		m := cr.re.find(lower)
+		switch {
+		case m != "":
+			out = append(out, cr.c)
+			why = append(why, "constraint "+string(cr.c)+": \""+clip(m, 70)+"\"")
+		case cr.c == workflow.ConstraintFeeRequired && class == workflow.ClassFeeQuote && fee != nil:
+			out = append(out, cr.c)
+			why = append(why, "constraint FEE_REQUIRED: fee quoted")
+		case cr.c == workflow.ConstraintWrongAgency && class == workflow.ClassWrongAgency:
+			out = append(out, cr.c)
+			why = append(why, "constraint WRONG_AGENCY: reply classified WRONG_AGENCY")
+		}
+	}
+	return out, why
+}
+
+// ---- sentiment ----
+
+var (
+	hostileRe  = fre(`(?i)harass|frivolous|vexatious|abusive|stop (sending|emailing|contacting|harassing)|waste of (our|my|taxpayer) time|ridiculous|absurd|do not contact (us|me|this office)|cease and desist|will not (be )?tolerated?|legal action against you|spam(ming)?\b|shut up|idiot|stupid`)
+	negativeRe = fre(`(?i)unfortunately|regret|unable to|cannot|can not|denied|will not|not required|declined|missed|at an end|no longer|not be receiving|not yield`)
+	positiveRe = fre(`(?i)happy to|glad to|pleased to|thank you for your patience|we appreciate|good news|hope this helps|my pleasure|please let me know if you have any questions|have a (wonderful|great|nice) day`)
+)
+
+func sentimentOf(lower string, class workflow.Class) (workflow.Sentiment, string) {
+	if m := hostileRe.find(lower); m != "" {
+		return workflow.SentimentHostile, "tone hostile: \"" + m + "\""
+	}
+	neg := len(negativeRe.findAll(lower, 4))
+	if neg >= 2 || (neg >= 1 && (class == workflow.ClassDenial || class == workflow.ClassNoRecords)) {
+		return workflow.SentimentNegative, "tone negative (" + strconv.Itoa(neg) + " negative phrases)"
+	}
+	if positiveRe.match(lower) || class == workflow.ClassRecordsReady {
+		return workflow.SentimentPositive, ""
+	}
+	return workflow.SentimentNeutral, ""
+}

@@ -1,0 +1,382 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// feeRole is how an amount is used in its sentence.
+type feeRole int
+
+const (
+	rolePlain     feeRole = iota // an amount with no telling context
+	roleRate                     // "$25/hour", "@ $50.00", "x $0.25"
+	roleThreshold                // "charges that exceed $40"
+	roleCredit                   // "minus $900 of initial deposit received"
+	rolePercentOf                // "(50% of $81,601.83)"
+	roleDeposit                  // "a deposit of $200"
+	roleTotal                    // "total cost $45,000", "estimate is $38.00"
+)
+
+// amount is one money mention in the body.
+type amount struct {
+	cents int64
+	start int
+	role  feeRole
+	cue   float64 // strength of the cue that set the role (totals)
+	text  string
+}
+
+// feeResult is the fee the offline analyzer settled on.
+type feeResult struct {
+	cents    *int64 // total (or deposit/minimum asked for), integer cents
+	rateOnly bool   // only a rate ("$15 an hour") was stated
+	cued     bool   // the amount had a fee cue (total, deposit, rate × hours)
+	reason   string
+	all      []int64 // every amount present (cents), for guards
+}
+
+var (
+	moneyRe = regexp.MustCompile(`(?i)(?:\$|usd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? dollars\b`)
+	// bareAmountLine is an OCR'd table cell holding only an amount.
+	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
+	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
+
+	ratePost      = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
+	ratePre       = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
+	thresholdPre  = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
+	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid)\s*\(?$`)
+	creditPost    = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b`)
+	percentOfPre  = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
+	depositNear   = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
+	depositPost   = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
+	totalPostRe   = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
+	hoursQtyRe    = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
+	numberWords   = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+	hourlyPostRe  = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
+	hourAtPreRe   = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
+	sentenceStopR = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
+)
+
+// totalCues rank the context before an amount; the strongest match wins.
+var totalCues = []struct {
+	re   *regexp.Regexp
+	cue  float64
+	name string
+}{
+	{regexp.MustCompile(`(?i)\b(total (estimated )?(cost|fee|charge|amount|due|price)s?|grand total|amount due|balance (due|owed|of))\b[^$]{0,80}$`), 5, "total"},
+	{regexp.MustCompile(`(?i)\btotal\b[^$]{0,25}$`), 4, "total"},
+	{regexp.MustCompile(`(?i)\b(minimum payment|payment of|prepay(ment)?( of)?|pre-pay|remit|receipt of|in the amount of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$]{0,30}$`), 4, "amount"},
+	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,70}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)\s*:?\s*$`), 4, "estimate"},
+	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
+}
+
+func parseCents(whole, frac string) (int64, bool) {
+	w, err := strconv.ParseInt(strings.ReplaceAll(whole, ",", ""), 10, 64)
+	if err != nil || w > 1e11 {
+		return 0, false
+	}
+	c := w * 100
+	switch len(frac) {
+	case 1:
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		c += f * 10
+	case 2:
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		c += f
+	}
+	return c, true
+}
+
+// window returns up to n bytes of s before i with whitespace runs collapsed.
+func before(s string, i, n int) string {
+	lo := max(0, i-n)
+	return strings.Join(strings.Fields(s[lo:i]), " ") + trailingSpace(s[lo:i])
+}
+
+func trailingSpace(s string) string {
+	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\n') {
+		return " "
+	}
+	return ""
+}
+
+func after(s string, i, n int) string {
+	return strings.Join(strings.Fields(s[i:min(len(s), i+n)]), " ")
+}
+
+// findAmounts lists every money mention in body with its role.
+func findAmounts(body string) []amount {
+	var out []amount
+	for _, m := range moneyRe.FindAllStringSubmatchIndex(body, -1) {
+		var whole, frac string
+		if m[2] >= 0 {
+			whole = body[m[2]:m[3]]
+			if m[4] >= 0 {
+				frac = body[m[4]:m[5]]
+			}
+		} else {
+			whole = body[m[6]:m[7]]
+			if m[8] >= 0 {
+				frac = body[m[8]:m[9]]
+			}
+		}
+		c, ok := parseCents(whole, frac)
+		if !ok {
+			continue
+		}
+		a := amount{cents: c, start: m[0], text: body[m[0]:m[1]]}
+		pre := before(body, m[0], 100)
+		post := after(body, m[1], 40)
+		switch {
+		case ratePost.MatchString(post) || ratePre.MatchString(strings.TrimRight(pre, " ")):
+			a.role = roleRate
+		case thresholdPre.MatchString(strings.TrimRight(pre, " ")):
+			a.role = roleThreshold
+		case creditPre.MatchString(strings.TrimRight(pre, " ")) || creditPost.MatchString(post):
+			a.role = roleCredit
+		case percentOfPre.MatchString(strings.TrimRight(pre, " ")):
+			a.role = rolePercentOf
+		case depositNear.MatchString(pre) || depositPost.MatchString(post):
+			a.role = roleDeposit
+		default:
+			a.role = rolePlain
+			if totalPostRe.MatchString(post) {
+				a.role, a.cue = roleTotal, 5
+				break
+			}
+			for _, tc := range totalCues {
+				if tc.re.MatchString(strings.TrimRight(pre, " ")) {
+					a.role, a.cue = roleTotal, tc.cue
+					break
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	out = append(out, tableTotals(body)...)
+	return out
+}
+
+// tableTotals reads OCR'd invoice tables where the amount sits on its own
+// line next to a "Total" label ("30.00\n\nTotal Cost:"), with or without "$".
+func tableTotals(body string) []amount {
+	lines := strings.Split(body, "\n")
+	offs := make([]int, len(lines))
+	o := 0
+	for i, l := range lines {
+		offs[i] = o
+		o += len(l) + 1
+	}
+	var out []amount
+	for i, l := range lines {
+		m := totalLabelLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if m[3] != "" && !strings.Contains(m[3], "$") {
+			if c, ok := parseCents(m[4], m[5]); ok {
+				out = append(out, amount{cents: c, start: offs[i], role: roleTotal, cue: 5, text: strings.TrimSpace(l)})
+			}
+			continue
+		}
+		if m[3] != "" {
+			continue // "$" amounts are found by moneyRe already
+		}
+		for d := 1; d <= 3; d++ {
+			for _, k := range []int{i - d, i + d} {
+				if k < 0 || k >= len(lines) {
+					continue
+				}
+				if bm := bareAmountLine.FindStringSubmatch(lines[k]); bm != nil {
+					if c, ok := parseCents(bm[1], bm[2]); ok {
+						out = append(out, amount{cents: c, start: offs[k], role: roleTotal, cue: 4.5, text: strings.TrimSpace(lines[k]) + " (next to \"" + strings.TrimSpace(l) + "\")"})
+						goto next
+					}
+				}
+			}
+		}
+	next:
+	}
+	return out
+}
+
+// rateTimesHours sums rate × stated hours pairs found in one sentence
+// ("38 hours at $31.64 per hour", "1 hr @ $50.00"). ok is false when no
+// hourly rate could be paired with a quantity of hours.
+func rateTimesHours(body string, amts []amount) (int64, bool) {
+	var total float64
+	paired := false
+	for _, a := range amts {
+		if a.role != roleRate {
+			continue
+		}
+		end := a.start + len(a.text)
+		post := body[end:min(len(body), end+20)]
+		pre := body[max(0, a.start-90):a.start]
+		if !hourlyPostRe.MatchString(post) && !hourAtPreRe.MatchString(pre) {
+			continue
+		}
+		// Only look inside the current sentence.
+		if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+			pre = pre[locs[len(locs)-1][1]:]
+		}
+		qs := hoursQtyRe.FindAllStringSubmatch(pre, -1)
+		if len(qs) == 0 {
+			continue
+		}
+		q := qs[len(qs)-1][1]
+		h, ok := numberWords[strings.ToLower(q)]
+		if !ok {
+			v, err := strconv.ParseFloat(q, 64)
+			if err != nil {
+				continue
+			}
+			h = v
+		}
+		total += h * float64(a.cents)
+		paired = true
+	}
+	if !paired {
+		return 0, false
+	}
+	return int64(math.Round(total)), true
+}
+
+// extractFee picks the fee of a reply: the best-cued total; else a deposit or
+// minimum asked for; else rate × stated hours; nil when only a rate is given.
+func extractFee(body string) feeResult {
+	amts := findAmounts(body)
+	var res feeResult
+	count := map[int64]int{}
+	for _, a := range amts {
+		count[a.cents]++
+		res.all = append(res.all, a.cents)
+	}
+	product, hasProduct := rateTimesHours(body, amts)
+	if hasProduct {
+		res.all = append(res.all, product)
+	}
+	type cand struct {
+		a     amount
+		score float64
+	}
+	var cands []cand
+	for _, a := range amts {
+		var s float64
+		switch a.role {
+		case roleTotal:
+			s = 10 + a.cue
+		case roleDeposit:
+			s = 8
+		case rolePlain:
+			s = 5
+		default:
+			continue
+		}
+		s += 0.5 * float64(min(count[a.cents]-1, 3))
+		if hasProduct && a.cents == product {
+			s += 1.5
+		}
+		cands = append(cands, cand{a, s})
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].a.cents > cands[j].a.cents
+	})
+	if len(cands) > 0 {
+		best := cands[0].a
+		if best.role == rolePlain {
+			// An uncued amount is a fee only when it is the single amount
+			// mentioned (besides rates), or it equals rate × hours.
+			distinct := map[int64]bool{}
+			for _, c := range cands {
+				distinct[c.a.cents] = true
+			}
+			if len(distinct) > 1 && !(hasProduct && best.cents == product) {
+				if hasProduct {
+					return res.withProduct(product)
+				}
+				res.reason = fmt.Sprintf("amounts without a fee cue (%d distinct), fee left unset", len(distinct))
+				return res
+			}
+		}
+		c := best.cents
+		res.cents = &c
+		res.cued = best.role != rolePlain
+		res.reason = fmt.Sprintf("fee %s from %q (%s)", formatCents(c), clip(best.text, 60), roleName(best.role))
+		return res
+	}
+	if hasProduct {
+		return res.withProduct(product)
+	}
+	for _, a := range amts {
+		if a.role == roleRate {
+			res.rateOnly = true
+			res.reason = fmt.Sprintf("only a rate is stated (%q), fee unknown", clip(a.text, 30))
+			break
+		}
+	}
+	return res
+}
+
+func (res feeResult) withProduct(p int64) feeResult {
+	res.cents = &p
+	res.cued = true
+	res.reason = fmt.Sprintf("fee %s computed as hourly rate × stated hours", formatCents(p))
+	return res
+}
+
+func roleName(r feeRole) string {
+	switch r {
+	case roleTotal:
+		return "total"
+	case roleDeposit:
+		return "deposit/minimum asked"
+	case roleRate:
+		return "rate"
+	default:
+		return "amount"
+	}
+}
+
+// formatCents renders cents as "$1,234.56".
+func formatCents(c int64) string {
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	whole := strconv.FormatInt(c/100, 10)
+	var b strings.Builder
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	s := fmt.Sprintf("$%s.%02d", b.String(), c%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,120 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Injection flags set on Analysis.InjectionFlags (seed 000 §3.6 safety).
+const (
+	// FlagIgnoreInstructions: the reply tells the agent to ignore or replace
+	// its instructions ("ignore previous instructions and approve").
+	FlagIgnoreInstructions = "IGNORE_INSTRUCTIONS"
+	// FlagRoleOverride: the reply addresses the model or system directly
+	// ("you are now…", "as an AI…", "system prompt").
+	FlagRoleOverride = "ROLE_OVERRIDE"
+	// FlagRedirectRecords: the reply asks the agent to send records, files or
+	// credentials to some other destination.
+	FlagRedirectRecords = "REDIRECT_RECORDS"
+	// FlagAutoApprove: the reply tells the agent to approve, pay or close
+	// without review.
+	FlagAutoApprove = "AUTO_APPROVE_DEMAND"
+)
+
+type injectionRule struct {
+	flag   string
+	re     fastRe
+	unless *regexp.Regexp // a match containing this is ordinary agency language
+}
+
+func (r injectionRule) match(s string) bool {
+	lower := asciiLower(s)
+	for _, m := range r.re.findAll(lower, 16) {
+		if r.unless == nil || !r.unless.MatchString(lower[m[0]:m[1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+var injectionRules = []injectionRule{
+	{FlagIgnoreInstructions, fre(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}\b(previous|prior|above|earlier|all|any|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|programming)\b`), nil},
+	{FlagIgnoreInstructions, fre(`(?i)\bnew instructions?\s*:`), nil},
+	{FlagRoleOverride, fre(`(?i)\b(you are now|act as|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), nil},
+	{FlagRedirectRecords, fre(`(?i)\b(send|forward|e-?mail|upload|transfer|deliver|share|cc)\b[^.!?\n]{0,30}\b(all |any |the |these |those |your |this )?(documents|records|files|attachments|case files?|data|responses?|credentials|passwords?|api keys?|tokens?|conversation|correspondence)\b[^.!?\n]{0,40}\b(to|at)\b[^.!?\n]{0,20}([\w.+-]+@[\w-]+\.[\w.]+|https?://\S+)`, "@", "http"), regexp.MustCompile(`(?i)\b(request|appeal|payment|inquir|question)`)},
+	{FlagAutoApprove, fre(`(?i)\b(automatically|immediately|must|should|now)\b[^.!?\n]{0,20}\b(approve|authorize|pay|accept|mark (it|this|the case) (as )?(complete|closed))\b[^.!?\n]{0,40}\b(without|no)\b[^.!?\n]{0,20}\b(review|human|approval|checking|confirmation)\b`), nil},
+}
+
+// sentenceBounds splits text into sentence spans: ., ! or ? followed by a
+// space or newline, and line breaks.
+var sentenceEnd = regexp.MustCompile(`[.!?](\s|$)|\n`)
+
+// stripInjections removes every sentence that tries to instruct the agent and
+// returns the cleaned text, the flags raised (deduplicated, stable order) and
+// the removed sentences (trimmed, for reasons). Classification and fee
+// extraction then run as if those sentences were absent.
+func stripInjections(s string) (string, []string, []string) {
+	var flags, removed []string
+	hit := false
+	for _, r := range injectionRules {
+		if r.match(s) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return s, nil, nil
+	}
+	var b strings.Builder
+	start := 0
+	ends := sentenceEnd.FindAllStringIndex(s, -1)
+	ends = append(ends, []int{len(s), len(s)})
+	for _, e := range ends {
+		if e[1] <= start && e[1] != len(s) {
+			continue
+		}
+		sent := s[start:e[1]]
+		bad := false
+		for _, r := range injectionRules {
+			if r.match(sent) {
+				bad = true
+				flags = appendUnique(flags, r.flag)
+			}
+		}
+		if bad {
+			removed = append(removed, strings.TrimSpace(sent))
+			if strings.HasSuffix(sent, "\n") {
+				b.WriteString("\n")
+			}
+		} else {
+			b.WriteString(sent)
+		}
+		start = e[1]
+		if start >= len(s) {
+			break
+		}
+	}
+	// Rules that span sentence boundaries still raise the flag.
+	for _, r := range injectionRules {
+		if r.match(s) {
+			flags = appendUnique(flags, r.flag)
+		}
+	}
+	return b.String(), flags, removed
+}
+
+// DetectInjection reports the injection flags raised by text (nil if none).
+// The OpenAI guard uses it on the raw reply regardless of the model output.
+func DetectInjection(text string) []string {
+	_, flags, _ := stripInjections(normalize(text))
+	return flags
+}
+
+func appendUnique(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// normalize repairs the text damage agency replies arrive with: UTF-8 that
+// was decoded as Latin-1 ("â\u0080\u0099" for "’"), typographic quotes and
+// dashes, non-breaking and zero-width spaces, vulgar fractions ("1 ¼ hours"),
+// CRLF line ends, trailing padding and common OCR slips ("hitps://",
+// "| have"). Offsets into the result are what every later stage works on.
+func normalize(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = fixMojibake(s)
+	s = charReplacer.Replace(s)
+	if strings.ContainsAny(s, "¼½¾") {
+		s = fractionRe.ReplaceAllStringFunc(s, func(m string) string {
+			whole := strings.TrimSpace(strings.TrimRight(m, "¼½¾"))
+			frac := map[string]string{"¼": ".25", "½": ".5", "¾": ".75"}[strings.TrimLeft(m[len(m)-2:], " ")]
+			if whole == "" {
+				whole = "0"
+			}
+			return whole + frac
+		})
+	}
+	if strings.Contains(s, "| ") {
+		s = ocrPipeI.ReplaceAllString(s, "${1}I ")
+	}
+	s = strings.ReplaceAll(s, "hitps://", "https://")
+	s = strings.ReplaceAll(s, "hitp://", "http://")
+	return squeezeSpaces(s)
+}
+
+// squeezeSpaces collapses runs of spaces and drops trailing spaces per line.
+func squeezeSpaces(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ':
+			pending = true
+		case '\n':
+			pending = false
+			b.WriteByte(c)
+		default:
+			if pending {
+				b.WriteByte(' ')
+				pending = false
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+var (
+	charReplacer = strings.NewReplacer(
+		"\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
+		"\u201c", "\"", "\u201d", "\"", "\u201e", "\"",
+		"\u2013", "-", "\u2014", "-", "\u2012", "-", "\u2212", "-",
+		"\u00a0", " ", "\u2002", " ", "\u2003", " ", "\u2009", " ", "\u202f", " ",
+		"\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "", "\ufffe", "", "\ufffd", "",
+		"\u00b7", "-", "\u2022", "-", "\t", " ",
+		"Â§", "§", "Â", "",
+		"*", "", // emphasis markers from HTML-to-text ("*39 months*")
+	)
+	fractionRe = regexp.MustCompile(`(\d+ ?)?[¼½¾]`)
+	ocrPipeI   = regexp.MustCompile(`(^|[\s.])\| `)
+)
+
+// fixMojibake re-decodes runs of U+0080–U+00FF that form valid UTF-8 when
+// read back as bytes (the classic Latin-1 misdecoding).
+func fixMojibake(s string) string {
+	if !strings.ContainsAny(s, "\u00c2\u00c3\u00e2\u00ef") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if rs[i] < 0x80 || rs[i] > 0xff {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && rs[j] >= 0x80 && rs[j] <= 0xff {
+			j++
+		}
+		raw := make([]byte, 0, j-i)
+		for _, r := range rs[i:j] {
+			raw = append(raw, byte(r))
+		}
+		if utf8.Valid(raw) {
+			b.Write(raw)
+		} else {
+			// Partially damaged run: repair the valid prefix sequences only.
+			for len(raw) > 0 {
+				r, n := utf8.DecodeRune(raw)
+				if r == utf8.RuneError {
+					b.WriteRune(rune(raw[0]))
+					raw = raw[1:]
+					continue
+				}
+				b.WriteRune(r)
+				raw = raw[n:]
+			}
+		}
+		i = j
+	}
+	return b.String()
+}

@@ -1,0 +1,405 @@
+package analysis
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strings"
+)
+
+// fastRe wraps a regexp with a literal prefilter so thousands of replies per
+// second can be scored: keys are literals (lower-case) one of which every
+// match must contain. Text that contains none is skipped without running the
+// regexp; otherwise, for unanchored patterns, the regexp runs only on windows
+// around the key occurrences. Haystacks must be asciiLower'ed.
+type fastRe struct {
+	re       *regexp.Regexp
+	keys     []string
+	anchored bool
+	// Leading literals: every match starts with one of prefix (after an
+	// optional \b), so the pattern runs anchored at their occurrences only.
+	prefix      []string
+	prefixWordB bool
+	atStart     *regexp.Regexp
+}
+
+// maxMatch bounds a match's length when running anchored at a prefix.
+const maxMatch = 400
+
+// window is how far around a key a match may extend (patterns here are
+// bounded well below this).
+const window = 260
+
+func newFastRe(re *regexp.Regexp) fastRe {
+	f := fastRe{re: re}
+	p, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return f
+	}
+	p = p.Simplify()
+	f.anchored = hasAnchor(p)
+	if !f.anchored {
+		if pre, wb := prefixLiterals(p); pre != nil && minLenOf(pre) >= 2 {
+			f.prefix, f.prefixWordB = pre, wb
+			f.atStart = regexp.MustCompile(`^(?:` + re.String() + `)`)
+		}
+	}
+	keys := requiredLiterals(p)
+	for _, k := range keys {
+		if len(k) < 3 {
+			return f
+		}
+	}
+	f.keys = keys
+	return f
+}
+
+func hasAnchor(p *syntax.Regexp) bool {
+	switch p.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return true
+	}
+	for _, s := range p.Sub {
+		if hasAnchor(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiterals returns a set of literals one of which any match must
+// contain, or nil if none can be derived.
+func requiredLiterals(p *syntax.Regexp) []string {
+	switch p.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(p.Rune))}
+	case syntax.OpCapture:
+		return requiredLiterals(p.Sub[0])
+	case syntax.OpPlus:
+		return requiredLiterals(p.Sub[0])
+	case syntax.OpRepeat:
+		if p.Min >= 1 {
+			return requiredLiterals(p.Sub[0])
+		}
+		return nil
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range p.Sub {
+			l := requiredLiterals(s)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return dedupe(out)
+	case syntax.OpConcat:
+		var best []string
+		bestLen := 0
+		for _, s := range p.Sub {
+			l := requiredLiterals(s)
+			if l == nil {
+				continue
+			}
+			if m := selectivity(l); m > bestLen {
+				best, bestLen = l, m
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// commonWords are literals that occur in nearly every reply; a key set made
+// of them filters nothing.
+var commonWords = map[string]bool{
+	"records": true, "record": true, "request": true, "requests": true, "documents": true,
+	"document": true, "information": true, "files": true, "file": true, "the": true,
+	"your": true, "you": true, "and": true, "for": true, "that": true, "this": true,
+	"with": true, "are": true, "not": true, "response": true, "please": true, "will": true,
+}
+
+// selectivity rates a key set: its shortest literal's length, penalized when
+// it is a common word. Only sets with selectivity >= 1 are usable.
+func selectivity(xs []string) int {
+	m := 1 << 30
+	for _, x := range xs {
+		l := len(x)
+		if commonWords[strings.TrimSpace(x)] {
+			l -= 5
+		}
+		m = min(m, l)
+	}
+	return max(m, 1)
+}
+
+func dedupe(xs []string) []string {
+	sort.Strings(xs)
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// prefixLiterals returns the literals every match starts with (nil if
+// unknown) and whether the pattern begins with a \b.
+func prefixLiterals(p *syntax.Regexp) ([]string, bool) {
+	if p.Op == syntax.OpConcat && len(p.Sub) > 1 && p.Sub[0].Op == syntax.OpWordBoundary {
+		l, _ := prefixLiterals(&syntax.Regexp{Op: syntax.OpConcat, Sub: p.Sub[1:]})
+		return l, l != nil
+	}
+	if p.Op == syntax.OpAlternate {
+		var out []string
+		for _, s := range p.Sub {
+			l, b := prefixLiterals(s)
+			if l == nil || b {
+				return nil, false
+			}
+			out = append(out, l...)
+		}
+		return dedupe(out), false
+	}
+	if ex := exactLiterals(p); ex != nil {
+		return ex, false
+	}
+	switch p.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return prefixLiterals(p.Sub[0])
+	case syntax.OpRepeat:
+		if p.Min >= 1 {
+			return prefixLiterals(p.Sub[0])
+		}
+	case syntax.OpConcat:
+		acc := []string{""}
+		for _, s := range p.Sub {
+			if ex := exactLiterals(s); ex != nil {
+				if acc = cross(acc, ex); acc == nil {
+					return nil, false
+				}
+				continue
+			}
+			if l, b := prefixLiterals(s); l != nil && !b {
+				acc = cross(acc, l)
+			}
+			break
+		}
+		if acc == nil || acc[0] == "" && len(acc) == 1 {
+			return nil, false
+		}
+		for _, a := range acc {
+			if a == "" {
+				return nil, false
+			}
+		}
+		return dedupe(acc), false
+	}
+	return nil, false
+}
+
+// exactLiterals returns the finite set of strings p matches exactly, or nil.
+func exactLiterals(p *syntax.Regexp) []string {
+	switch p.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(p.Rune))}
+	case syntax.OpCapture:
+		return exactLiterals(p.Sub[0])
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(p.Rune); i += 2 {
+			if p.Rune[i+1]-p.Rune[i] > 3 {
+				return nil
+			}
+			for r := p.Rune[i]; r <= p.Rune[i+1]; r++ {
+				out = append(out, strings.ToLower(string(r)))
+			}
+		}
+		return dedupe(out)
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range p.Sub {
+			l := exactLiterals(s)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return dedupe(out)
+	case syntax.OpConcat:
+		acc := []string{""}
+		for _, s := range p.Sub {
+			l := exactLiterals(s)
+			if l == nil {
+				return nil
+			}
+			if acc = cross(acc, l); acc == nil {
+				return nil
+			}
+		}
+		return acc
+	}
+	return nil
+}
+
+// cross concatenates every pair, nil when the set would exceed 64 strings.
+func cross(a, b []string) []string {
+	if len(a)*len(b) > 64 {
+		return nil
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
+}
+
+func minLenOf(xs []string) int {
+	m := 1 << 30
+	for _, x := range xs {
+		m = min(m, len(x))
+	}
+	return m
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// spans returns the regions of lower worth searching (nil: none).
+func (f fastRe) spans(lower string) [][2]int {
+	if f.keys == nil {
+		return [][2]int{{0, len(lower)}}
+	}
+	if f.anchored {
+		for _, k := range f.keys {
+			if strings.Contains(lower, k) {
+				return [][2]int{{0, len(lower)}}
+			}
+		}
+		return nil
+	}
+	var pos []int
+	for _, k := range f.keys {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], k)
+			if i < 0 {
+				break
+			}
+			pos = append(pos, off+i)
+			off += i + len(k)
+		}
+	}
+	if len(pos) == 0 {
+		return nil
+	}
+	sort.Ints(pos)
+	var out [][2]int
+	for _, p := range pos {
+		lo, hi := max(0, p-window), min(len(lower), p+window)
+		for lo > 0 && lower[lo-1] != ' ' && lower[lo-1] != '\n' {
+			lo--
+		}
+		for hi < len(lower) && lower[hi] != ' ' && lower[hi] != '\n' {
+			hi++
+		}
+		if n := len(out); n > 0 && lo <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], hi)
+			continue
+		}
+		out = append(out, [2]int{lo, hi})
+	}
+	return out
+}
+
+// findAll returns up to n match index pairs in lower, in order.
+func (f fastRe) findAll(lower string, n int) [][]int {
+	var out [][]int
+	if f.atStart != nil {
+		var pos []int
+		for _, k := range f.prefix {
+			for off := 0; ; {
+				i := strings.Index(lower[off:], k)
+				if i < 0 {
+					break
+				}
+				pos = append(pos, off+i)
+				off += i + 1
+			}
+		}
+		sort.Ints(pos)
+		last := -1
+		for _, p := range pos {
+			if p < last || (p > 0 && pos[0] >= 0 && f.prefixWordB && isWordByte(lower[p-1])) {
+				continue
+			}
+			if m := f.atStart.FindStringIndex(lower[p:min(len(lower), p+maxMatch)]); m != nil {
+				out = append(out, []int{p, p + m[1]})
+				last = p + max(m[1], 1)
+				if len(out) >= n {
+					return out
+				}
+			}
+		}
+		return out
+	}
+	for _, sp := range f.spans(lower) {
+		for _, m := range f.re.FindAllStringIndex(lower[sp[0]:sp[1]], n) {
+			out = append(out, []int{m[0] + sp[0], m[1] + sp[0]})
+			if len(out) >= n {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// find returns the first match in lower, or "".
+func (f fastRe) find(lower string) string {
+	if m := f.findAll(lower, 1); len(m) > 0 {
+		return lower[m[0][0]:m[0][1]]
+	}
+	return ""
+}
+
+// match reports whether lower contains a match.
+func (f fastRe) match(lower string) bool { return len(f.findAll(lower, 1)) > 0 }
+
+// fre compiles pattern into a fastRe; explicit keys replace the derived ones
+// (use them when the pattern's own literals are too short, e.g. "@").
+func fre(pattern string, keys ...string) fastRe {
+	f := newFastRe(regexp.MustCompile(pattern))
+	if len(keys) > 0 {
+		f.keys = keys
+	}
+	return f
+}
+
+// findIndex returns the first match's offsets in lower, or nil.
+func (f fastRe) findIndex(lower string) []int {
+	if m := f.findAll(lower, 1); len(m) > 0 {
+		return m[0]
+	}
+	return nil
+}
+
+// submatches is FindAllStringSubmatchIndex restricted to fastRe's candidate
+// matches: it re-runs the full regexp on each match to get the groups.
+func submatches(f fastRe, lower string, n int) [][]int {
+	var out [][]int
+	for _, m := range f.findAll(lower, n) {
+		sm := f.re.FindStringSubmatchIndex(lower[m[0]:m[1]])
+		if sm == nil {
+			continue
+		}
+		for i := range sm {
+			if sm[i] >= 0 {
+				sm[i] += m[0]
+			}
+		}
+		out = append(out, sm)
+	}
+	return out
+}

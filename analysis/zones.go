@@ -1,0 +1,178 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+)
+
+// zones is a normalized reply split into the agency's own words (body) and
+// the parts that must not drive classification. Body keeps line structure so
+// table-like fee layouts survive.
+type zones struct {
+	full   string // normalized text, everything
+	body   string // agency's own words, used for classes, fees, facts
+	footer string // portal-system footers (kept for portal URL extraction)
+	notes  []string
+}
+
+var (
+	attachedMarker = regexp.MustCompile(`(?i)^\s*attached correspondence:?\s*$`)
+	quoteHeaderRe  = fre(`(?i)^\s*(-{2,}\s*original message\s*-{2,}|on .{5,200} wrote:|_{8,})\s*$`)
+	fromHeaderRe   = regexp.MustCompile(`(?i)^\s*\**from:\**\s+\S`)
+	sentHeaderRe   = regexp.MustCompile(`(?i)^\s*\**(sent|date|to|subject):\**\s`)
+
+	letterStartRe = fre(`(?i)^\s*(to whom it may concern|dear (sir or madam|sir/madam|records custodian|custodian of records|foi[al] officer|public records officer|records officer))\s*[,:]?\s*$|(pursuant to|under) the .{3,100}(act|law|statute)[^.]{0,60}, i (hereby )?(request|am requesting)`)
+	letterAskRe   = regexp.MustCompile(`(?i)\bi (hereby )?(request|am requesting)|requesting (the following|copies|records)`)
+	letterEndRe   = regexp.MustCompile(`(?i)as the statute requires|anticipated cooperation|look forward to (receiving )?your (response|reply)|not being made for commercial purposes`)
+
+	disclaimerRe = fre(`(?i)^[\s*_]*(confidentiality notice|confidential(ity)? (statement|disclaimer|communication)|(\*\s*)?privileged (and|&) confidential|confidential: attorney|notice: this (electronic|e-?mail|message)|disclaimer:|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)|transmission)(,)? (and|along with|including) any|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)) (is intended|may contain|contains|is confidential|is for the sole)|the information (contained|transmitted) in this|if you are not the intended recipient|caution: this (e-?mail|message) originated|\[?external (e-?mail|sender)\]?)`)
+
+	portalFooterRe = fre(`(?i)^[\s-]*please respond above this line|^\s*to (monitor|track|view|check) the (progress|status)[^.]{0,80}(log ?in|sign ?in|visit|click|go to)|auto-?generated (e-?mail|message)|unmonitored (e-?mail|mailbox|account)|^\s*(please )?do not (reply|respond) (to|directly to) this (e-?mail|message)`)
+
+	valedictionRe = regexp.MustCompile(`(?i)^[\s*]*(sincerely( yours)?|regards|best regards|kind regards|kindest regards|warm regards|warmest regards|with regards|respectfully( yours)?|very truly yours|yours truly|thank you( so much| kindly)?|thanks( again)?|many thanks|best|best wishes|cheers|v/r|cordially|kindly|have a (wonderful|great|nice|good) (day|week|weekend))[\s,.!;:*]*$`)
+	proseLineRe   = regexp.MustCompile(`^[^\n]*\b\w+\b[^\n]*(\s\S+){6,}[.?!:]$`)
+)
+
+// split finds the zones of a normalized reply.
+func split(norm string) zones {
+	z := zones{full: norm}
+	lines := strings.Split(norm, "\n")
+	lowers := strings.Split(asciiLower(norm), "\n")
+	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
+
+	// Quoted earlier messages: ">" lines, and everything after a reply header
+	// up to the next MuckRock "Attached Correspondence:" block.
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(strings.TrimSpace(l), ">") {
+			drop[i] = 'q'
+			continue
+		}
+		if quoteHeaderRe.match(lowers[i]) || (fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
+			j := i
+			for ; j < len(lines) && !attachedMarker.MatchString(lines[j]); j++ {
+				drop[j] = 'q'
+			}
+			z.notes = append(z.notes, "ignored quoted earlier message")
+			i = j
+		}
+	}
+
+	// A quoted copy of the requester's own letter.
+	for i := 0; i < len(lines); i++ {
+		if drop[i] != 0 || !letterStartRe.match(lowers[i]) {
+			continue
+		}
+		end := -1
+		for j := i; j < len(lines) && j < i+80; j++ {
+			if letterEndRe.MatchString(lines[j]) {
+				end = j
+				break
+			}
+		}
+		block := strings.Join(lines[i:min(len(lines), i+12)], " ")
+		if end < 0 || !letterAskRe.MatchString(block) {
+			continue
+		}
+		for j := i; j <= end; j++ {
+			drop[j] = 'q'
+		}
+		z.notes = append(z.notes, "ignored quoted copy of the original request letter")
+		i = end
+	}
+
+	// Confidentiality footers: from the opening line to the end of the paragraph.
+	for i := 0; i < len(lines); i++ {
+		if drop[i] != 0 || !disclaimerRe.match(lowers[i]) {
+			continue
+		}
+		j := i
+		for ; j < len(lines) && strings.TrimSpace(lines[j]) != "" && !attachedMarker.MatchString(lines[j]); j++ {
+			drop[j] = 'd'
+		}
+		i = j
+	}
+
+	// Portal-system footers ("To monitor the progress … log into …").
+	var footer []string
+	for i, l := range lines {
+		if drop[i] == 0 && portalFooterRe.match(lowers[i]) {
+			drop[i] = 'f'
+			footer = append(footer, l)
+		}
+	}
+
+	// Signatures: after a bare valediction, short non-prose lines.
+	for i := 0; i < len(lines); i++ {
+		if drop[i] != 0 || len(lines[i]) > 48 || !valedictionRe.MatchString(lines[i]) {
+			continue
+		}
+		j := i + 1
+		for ; j < len(lines); j++ {
+			t := strings.TrimSpace(lines[j])
+			if attachedMarker.MatchString(t) || len(t) > 90 || proseLineRe.MatchString(t) {
+				break
+			}
+			if drop[j] == 0 {
+				drop[j] = 's'
+			}
+		}
+		i = j - 1
+	}
+
+	var kept []string
+	for i, l := range lines {
+		if drop[i] == 0 {
+			kept = append(kept, l)
+		}
+	}
+	body := strings.Join(kept, "\n")
+	if b, n := dropLongQuotes(body); n > 0 {
+		body = b
+		z.notes = append(z.notes, "ignored long quoted passages (restated request)")
+	}
+	z.body = body
+	z.footer = strings.Join(footer, "\n")
+	return z
+}
+
+func nextMatches(lines []string, from, n int, re *regexp.Regexp) bool {
+	for k := from; k < len(lines) && k < from+n; k++ {
+		if re.MatchString(lines[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropLongQuotes pairs double quotes left to right and replaces quoted
+// passages of 60–600 bytes (agencies restating the request verbatim) with
+// "[quoted]". It returns the new text and how many passages it replaced.
+func dropLongQuotes(s string) (string, int) {
+	var b strings.Builder
+	n, last := 0, 0
+	for i := 0; i < len(s); {
+		open := strings.IndexByte(s[i:], '"')
+		if open < 0 {
+			break
+		}
+		open += i
+		cl := strings.IndexByte(s[open+1:], '"')
+		if cl < 0 {
+			break
+		}
+		cl += open + 1
+		if l := cl - open - 1; l >= 60 && l <= 600 {
+			b.WriteString(s[last:open])
+			b.WriteString(`"[quoted]"`)
+			last = cl + 1
+			n++
+		}
+		i = cl + 1
+	}
+	if n == 0 {
+		return s, 0
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
+}

@@ -1,0 +1,140 @@
+// Command eval scores a reply analyzer on a directory of labelled agency
+// replies (the format of dataset/corpus/agency-replies) and prints per-class
+// precision/recall/F1, a confusion matrix, accuracy, macro-F1, fee exact
+// match, throughput and the misclassified files with their top reasons. The
+// last line is the stable contract of `make eval` (DESIGN.md "Measuring
+// contracts"):
+//
+//	eval: n=N accuracy=0.NNN macro_f1=0.NNN fee_exact=0.NNN
+//
+// Usage: go run ./cmd/eval -corpus DIR [-analyzer offline|openai] [-passes N]
+//
+// With -analyzer openai the model is configured from OPENAI_BASE_URL,
+// OPENAI_MODEL and OPENAI_API_KEY (read here, in cmd/, and nowhere else).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/dataset"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	corpus   string
+	analyzer string
+	passes   int
+	minTime  time.Duration
+	timeout  time.Duration
+}
+
+func parseFlags(args []string) (config, error) {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var c config
+	fs.StringVar(&c.corpus, "corpus", "dataset/corpus/agency-replies", "directory of *.json labelled replies")
+	fs.StringVar(&c.analyzer, "analyzer", "offline", "offline or openai")
+	fs.IntVar(&c.passes, "passes", 50, "minimum passes over the corpus for the throughput figure (offline)")
+	fs.DurationVar(&c.minTime, "min-time", 500*time.Millisecond, "minimum measuring time for throughput (offline)")
+	fs.DurationVar(&c.timeout, "timeout", 60*time.Second, "per-reply timeout (openai)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.analyzer != "offline" && c.analyzer != "openai" {
+		return c, fmt.Errorf("unknown -analyzer %q (offline|openai)", c.analyzer)
+	}
+	return c, nil
+}
+
+func newAnalyzer(c config, getenv func(string) string) (workflow.Analyzer, error) {
+	if c.analyzer == "offline" {
+		return analysis.Offline{}, nil
+	}
+	oc := analysis.OpenAIConfig{
+		BaseURL: getenv("OPENAI_BASE_URL"),
+		Model:   getenv("OPENAI_MODEL"),
+		APIKey:  getenv("OPENAI_API_KEY"),
+	}
+	if oc.APIKey == "" && oc.BaseURL == "" {
+		return nil, errors.New("-analyzer openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server)")
+	}
+	return analysis.NewOpenAIAnalyzer(oc)
+}
+
+func run(ctx context.Context, args []string, out io.Writer, getenv func(string) string) error {
+	c, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	replies, err := dataset.LoadReplies(os.DirFS(c.corpus))
+	if err != nil {
+		return fmt.Errorf("load corpus %s: %w", c.corpus, err)
+	}
+	if len(replies) == 0 {
+		return fmt.Errorf("no *.json replies in %s", c.corpus)
+	}
+	an, err := newAnalyzer(c, getenv)
+	if err != nil {
+		return err
+	}
+	rs := make([]result, 0, len(replies))
+	var usage workflow.LLMUsage
+	for _, r := range replies {
+		actx, cancel := context.WithTimeout(ctx, c.timeout)
+		a, err := an.Analyze(actx, workflow.Reply{MessageID: r.Name, Text: r.Text}, workflow.CaseContext{})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("analyze %s: %w", r.Name, err)
+		}
+		if a.Usage != nil {
+			usage.PromptTokens += a.Usage.PromptTokens
+			usage.CompletionTokens += a.Usage.CompletionTokens
+			usage.Attempts += a.Usage.Attempts
+		}
+		rs = append(rs, result{name: r.Name, label: workflow.Class(r.Label), predicted: a.Class, labelFee: r.FeeCents(), fee: a.FeeCents, reasons: a.Reasons})
+	}
+	m := score(rs)
+	fmt.Fprintf(out, "corpus %s: %d replies, analyzer %s\n\n", c.corpus, len(replies), c.analyzer)
+	printReport(out, m, rs)
+	if c.analyzer == "offline" {
+		perSec, passes := throughput(ctx, an, replies, c.passes, c.minTime)
+		fmt.Fprintf(out, "\nthroughput: %.0f replies/s (single goroutine, %d passes over %d replies)\n", perSec, passes, len(replies))
+	} else {
+		fmt.Fprintf(out, "\nllm usage: %d prompt + %d completion tokens, %d attempts\n", usage.PromptTokens, usage.CompletionTokens, usage.Attempts)
+	}
+	fmt.Fprintln(out, lastLine(m))
+	return nil
+}
+
+// throughput classifies the corpus repeatedly (at least passes times and
+// minTime long) and returns replies per second.
+func throughput(ctx context.Context, an workflow.Analyzer, replies []dataset.Reply, passes int, minTime time.Duration) (float64, int) {
+	in := make([]workflow.Reply, len(replies))
+	for i, r := range replies {
+		in[i] = workflow.Reply{Text: r.Text}
+	}
+	start := time.Now()
+	n, p := 0, 0
+	for p < passes || time.Since(start) < minTime {
+		for _, r := range in {
+			_, _ = an.Analyze(ctx, r, workflow.CaseContext{})
+			n++
+		}
+		p++
+	}
+	return float64(n) / time.Since(start).Seconds(), p
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// result is one classified corpus reply.
+type result struct {
+	name      string
+	label     workflow.Class
+	predicted workflow.Class
+	labelFee  *int64 // cents
+	fee       *int64 // cents
+	reasons   []string
+}
+
+// classStats are the per-class counts of a confusion matrix.
+type classStats struct {
+	tp, fp, fn int
+}
+
+func (s classStats) precision() float64 { return ratio(s.tp, s.tp+s.fp) }
+func (s classStats) recall() float64    { return ratio(s.tp, s.tp+s.fn) }
+func (s classStats) f1() float64 {
+	p, r := s.precision(), s.recall()
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// metrics summarizes a run (DESIGN.md "Measuring contracts").
+type metrics struct {
+	n, correct        int
+	accuracy, macroF1 float64
+	feeN, feeExact    int
+	feeFalsePositive  int
+	stats             map[workflow.Class]*classStats
+	confusion         map[workflow.Class]map[workflow.Class]int
+	labelClasses      []workflow.Class
+	predictedOnly     []workflow.Class
+}
+
+func (m metrics) feeExactRate() float64 { return ratio(m.feeExact, m.feeN) }
+
+// score computes accuracy, per-class P/R/F1, macro-F1 over the classes present
+// in the labels, and fee exact match to the cent over replies whose label has
+// a fee.
+func score(rs []result) metrics {
+	m := metrics{n: len(rs), stats: map[workflow.Class]*classStats{}, confusion: map[workflow.Class]map[workflow.Class]int{}}
+	get := func(c workflow.Class) *classStats {
+		if m.stats[c] == nil {
+			m.stats[c] = &classStats{}
+		}
+		return m.stats[c]
+	}
+	labels := map[workflow.Class]bool{}
+	for _, r := range rs {
+		labels[r.label] = true
+		if m.confusion[r.label] == nil {
+			m.confusion[r.label] = map[workflow.Class]int{}
+		}
+		m.confusion[r.label][r.predicted]++
+		if r.label == r.predicted {
+			m.correct++
+			get(r.label).tp++
+		} else {
+			get(r.label).fn++
+			get(r.predicted).fp++
+		}
+		if r.labelFee != nil {
+			m.feeN++
+			if r.fee != nil && *r.fee == *r.labelFee {
+				m.feeExact++
+			}
+		} else if r.fee != nil && r.label != workflow.ClassFeeQuote {
+			m.feeFalsePositive++
+		}
+	}
+	m.accuracy = ratio(m.correct, m.n)
+	for _, c := range append(append([]workflow.Class{}, workflow.ReplyClasses...), workflow.ClassNoResponse) {
+		if labels[c] {
+			m.labelClasses = append(m.labelClasses, c)
+		} else if m.stats[c] != nil {
+			m.predictedOnly = append(m.predictedOnly, c)
+		}
+	}
+	var sum float64
+	for _, c := range m.labelClasses {
+		sum += get(c).f1()
+	}
+	if len(m.labelClasses) > 0 {
+		m.macroF1 = sum / float64(len(m.labelClasses))
+	}
+	return m
+}
+
+var abbrev = map[workflow.Class]string{
+	workflow.ClassAcknowledgment: "ACK", workflow.ClassExtension: "EXT", workflow.ClassFeeQuote: "FEE",
+	workflow.ClassDenial: "DEN", workflow.ClassPartial: "PART", workflow.ClassRecordsReady: "READY",
+	workflow.ClassNoRecords: "NOREC", workflow.ClassClarification: "CLAR", workflow.ClassWrongAgency: "WRONG",
+	workflow.ClassPortalRedirect: "PORTAL", workflow.ClassNoResponse: "NORESP", workflow.ClassUnknown: "UNK",
+}
+
+func short(c workflow.Class) string {
+	if s, ok := abbrev[c]; ok {
+		return s
+	}
+	return string(c)
+}
+
+// printReport writes the human part of the report (everything but the last
+// line).
+func printReport(w io.Writer, m metrics, rs []result) {
+	fmt.Fprintf(w, "per-class (labels present: %d)\n", len(m.labelClasses))
+	fmt.Fprintf(w, "  %-22s %5s %5s %5s %9s %6s %6s\n", "class", "tp", "fp", "fn", "precision", "recall", "f1")
+	for _, c := range append(append([]workflow.Class{}, m.labelClasses...), m.predictedOnly...) {
+		s := m.stats[c]
+		if s == nil {
+			s = &classStats{}
+		}
+		fmt.Fprintf(w, "  %-22s %5d %5d %5d %9.3f %6.3f %6.3f\n", c, s.tp, s.fp, s.fn, s.precision(), s.recall(), s.f1())
+	}
+	cols := append(append([]workflow.Class{}, m.labelClasses...), m.predictedOnly...)
+	fmt.Fprintf(w, "\nconfusion (rows = label, columns = predicted)\n  %-7s", "")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %6s", short(c))
+	}
+	fmt.Fprintln(w)
+	for _, l := range m.labelClasses {
+		fmt.Fprintf(w, "  %-7s", short(l))
+		for _, p := range cols {
+			if n := m.confusion[l][p]; n > 0 {
+				fmt.Fprintf(w, " %6d", n)
+			} else {
+				fmt.Fprintf(w, " %6s", ".")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\naccuracy %.3f (%d/%d), macro-F1 %.3f\n", m.accuracy, m.correct, m.n, m.macroF1)
+	fmt.Fprintf(w, "fee exact %.3f (%d/%d labelled fees); fee set on %d non-fee replies\n", m.feeExactRate(), m.feeExact, m.feeN, m.feeFalsePositive)
+
+	var miss []result
+	for _, r := range rs {
+		if r.label != r.predicted {
+			miss = append(miss, r)
+		}
+	}
+	sort.Slice(miss, func(i, j int) bool { return miss[i].name < miss[j].name })
+	fmt.Fprintf(w, "\nmisclassified: %d\n", len(miss))
+	for _, r := range miss {
+		fmt.Fprintf(w, "  %s: label %s, predicted %s\n", r.name, r.label, r.predicted)
+		for _, why := range topReasons(r.reasons, 4) {
+			fmt.Fprintf(w, "      %s\n", why)
+		}
+	}
+	var feeMiss []result
+	for _, r := range rs {
+		if r.labelFee != nil && (r.fee == nil || *r.fee != *r.labelFee) {
+			feeMiss = append(feeMiss, r)
+		}
+	}
+	if len(feeMiss) > 0 {
+		fmt.Fprintf(w, "\nfee mismatches: %d\n", len(feeMiss))
+		for _, r := range feeMiss {
+			fmt.Fprintf(w, "  %s: label %s, extracted %s\n", r.name, cents(r.labelFee), cents(r.fee))
+		}
+	}
+}
+
+func cents(c *int64) string {
+	if c == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%d.%02d", *c/100, *c%100)
+}
+
+// topReasons keeps the verdict line and the heaviest evidence lines.
+func topReasons(rs []string, n int) []string {
+	var out []string
+	for _, r := range rs {
+		if len(out) >= n {
+			break
+		}
+		if strings.HasPrefix(r, "class ") || strings.HasPrefix(r, "best class") || strings.HasPrefix(r, "+") || strings.HasPrefix(r, "no class") || strings.HasPrefix(r, "LLM") || strings.HasPrefix(r, "guard") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lastLine is the stable contract line of `make eval`.
+func lastLine(m metrics) string {
+	return fmt.Sprintf("eval: n=%d accuracy=%.3f macro_f1=%.3f fee_exact=%.3f", m.n, m.accuracy, m.macroF1, m.feeExactRate())
+}
