@@ -86,9 +86,11 @@ func (fixedPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 
 type testMailer struct{}
 
-func (testMailer) From() string                 { return "foiaflow <requests@foia.test>" }
-func (testMailer) ReplyTo(token string) string  { return "requests+" + token + "@foia.test" }
-func (testMailer) MessageID(key string) string  { return "<" + strings.NewReplacer(":", ".").Replace(key) + "@foia.test>" }
+func (testMailer) From() string                { return "foiaflow <requests@foia.test>" }
+func (testMailer) ReplyTo(token string) string { return "requests+" + token + "@foia.test" }
+func (testMailer) MessageID(key string) string {
+	return "<" + strings.NewReplacer(":", ".").Replace(key) + "@foia.test>"
+}
 func (testMailer) SendAfter(now time.Time, key, tz string) time.Time { return now }
 
 // harness is one isolated fleet: schema, queues, asynq client and servers.
@@ -178,7 +180,7 @@ func (h *harness) deliver(caseID int64, text string, skip bool) store.Run {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.SupersedePending(ctx, caseID); err != nil {
+		if _, err := tx.SupersedePending(ctx, caseID, 0); err != nil {
 			return err
 		}
 		run, _, err = jobs.StartRun(ctx, tx, h.queues, store.NewRun{CaseID: caseID, Trigger: workflow.TriggerAgencyReply,
@@ -264,4 +266,29 @@ func feeQuote(cents int64) func(workflow.Reply) workflow.Analysis {
 func waitFor(t *testing.T, msg string, cond func() bool) {
 	t.Helper()
 	storetest.Eventually(t, 15*time.Second, msg, cond)
+}
+
+// decideNoDispatch records an APPROVE and its resume outbox row without
+// dispatching it (the relay or reaper must).
+func (h *harness) decideNoDispatch(caseID, proposalID int64, version int) store.Decision {
+	h.t.Helper()
+	ctx := context.Background()
+	var d store.Decision
+	rows, err := h.st.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		d, err = tx.InsertDecision(ctx, store.Decision{CaseID: caseID, ProposalID: proposalID, Version: version,
+			Action: workflow.DecisionApprove, Actor: "reviewer@newsroom.test", IdempotencyKey: storetest.Suffix(8)})
+		if err != nil {
+			return err
+		}
+		_, err = jobs.QueueResume(ctx, tx, h.queues, d.ID)
+		return err
+	})
+	if err != nil {
+		h.t.Fatalf("decide: %v", err)
+	}
+	if err := h.st.MarkDispatched(ctx, []int64{rows[0].ID}); err != nil {
+		h.t.Fatal(err)
+	}
+	return d
 }

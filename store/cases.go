@@ -14,13 +14,13 @@ import (
 
 // Agency is a public body that receives requests.
 type Agency struct {
-	ID               int64  `db:"id" json:"id"`
-	Name             string `db:"name" json:"name"`
-	Email            string `db:"email" json:"email"`
-	EmailDomain      string `db:"email_domain" json:"email_domain"`
-	PortalURL        string `db:"portal_url" json:"portal_url"`
+	ID               int64   `db:"id" json:"id"`
+	Name             string  `db:"name" json:"name"`
+	Email            string  `db:"email" json:"email"`
+	EmailDomain      string  `db:"email_domain" json:"email_domain"`
+	PortalURL        string  `db:"portal_url" json:"portal_url"`
 	JurisdictionCode *string `db:"jurisdiction_code" json:"jurisdiction_code"`
-	Timezone         string `db:"timezone" json:"timezone"`
+	Timezone         string  `db:"timezone" json:"timezone"`
 }
 
 // NewCase is what CreateCase stores.

@@ -116,7 +116,7 @@ func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID st
 	}
 	ct, err := t.tx.Exec(ctx, `
 		UPDATE runs SET status = $3, next_node = $4, step_seq = $2 + 1, state = $5, interrupt = $6,
-		       error = $7, updated_at = now(),
+		       error = $7, updated_at = now(), dispatch_gen = 0,
 		       finished_at = CASE WHEN $3 IN ('completed','failed','superseded','cancelled') THEN now() END
 		WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running','parked')`,
 		cp.RunID, cp.FromSeq, cp.Status, cp.NextNode, cp.State, interrupt, cp.Error)
@@ -166,16 +166,18 @@ func (s *Store) RunSteps(ctx context.Context, runID int64) ([]RunStep, error) {
 }
 
 // SupersedePending marks the case's PENDING_APPROVAL proposals SUPERSEDED
-// and its parked runs superseded (a new agency reply arrived). It returns the
-// number of proposals superseded.
-func (t *Tx) SupersedePending(ctx context.Context, caseID int64) (int64, error) {
+// and its parked runs superseded, for runs older than beforeRunID (0: all),
+// because a newer agency reply arrived. The run's step_seq moves too, which
+// fences off any resume in flight (I3). It returns the number of proposals
+// superseded.
+func (t *Tx) SupersedePending(ctx context.Context, caseID, beforeRunID int64) (int64, error) {
 	ct, err := t.tx.Exec(ctx, `UPDATE proposals SET status = 'SUPERSEDED', updated_at = now()
-		WHERE case_id = $1 AND status = 'PENDING_APPROVAL'`, caseID)
+		WHERE case_id = $1 AND status = 'PENDING_APPROVAL' AND ($2 = 0 OR run_id < $2)`, caseID, beforeRunID)
 	if err != nil {
 		return 0, fmt.Errorf("supersede proposals of case %d: %w", caseID, translate(err))
 	}
 	_, err = t.tx.Exec(ctx, `UPDATE runs SET status = 'superseded', step_seq = step_seq + 1, updated_at = now(), finished_at = now()
-		WHERE case_id = $1 AND status = 'parked'`, caseID)
+		WHERE case_id = $1 AND status = 'parked' AND ($2 = 0 OR id < $2)`, caseID, beforeRunID)
 	if err != nil {
 		return 0, fmt.Errorf("supersede runs of case %d: %w", caseID, translate(err))
 	}
@@ -213,4 +215,28 @@ func (s *Store) DeleteStepsBefore(ctx context.Context, before time.Time) (int64,
 	ct, err := s.pool.Exec(ctx, `DELETE FROM run_steps rs USING runs r WHERE rs.run_id = r.id
 		AND r.finished_at IS NOT NULL AND rs.finished_at < $1`, before)
 	return ct.RowsAffected(), translate(err)
+}
+
+// PendingDecisions returns accepted decisions not applied since before (the
+// reaper re-dispatches their resume task if it vanished).
+func (s *Store) PendingDecisions(ctx context.Context, before time.Time, limit int) ([]Decision, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+decisionCols+` FROM decisions WHERE status = 'accepted' AND created_at < $1
+		ORDER BY id LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Decision])
+	return out, translate(err)
+}
+
+// PendingEmailSends returns sends still QUEUED or SENDING whose send time
+// passed before before.
+func (s *Store) PendingEmailSends(ctx context.Context, before time.Time, limit int) ([]EmailSendRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+emailCols+` FROM email_sends WHERE status IN ('QUEUED','SENDING')
+		AND send_after < $1 AND created_at < $1 ORDER BY id LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[EmailSendRow])
+	return out, translate(err)
 }

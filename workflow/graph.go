@@ -100,7 +100,15 @@ func (d *Deps) loadContext(ctx context.Context, env Env, s CaseState) (CaseOutco
 		s.Logs = append(s.Logs, "case paused: treated as MANUAL")
 	}
 	s.Constraints, s.ScopeItems = c.Constraints, c.ScopeItems
-	return next(s, NodeClassifyInbound)
+	if s.Trigger != TriggerAgencyReply {
+		return next(s, NodeClassifyInbound)
+	}
+	// A reply that arrived while an older run was mid-flight: the older run's
+	// gate is stale now.
+	return CaseOutcome{State: s, Route: Next(NodeClassifyInbound), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+		_, err := tx.SupersedePending(ctx, s.CaseID, env.RunID)
+		return err
+	}}, nil
 }
 
 func (d *Deps) classifyInbound(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {

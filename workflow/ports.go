@@ -177,6 +177,9 @@ type CaseTx interface {
 	QueueEmail(ctx context.Context, e EmailSend) error
 	SetCaseStatus(ctx context.Context, caseID int64, status string) error
 	SaveSchedule(ctx context.Context, caseID int64, s CaseSchedule) error
+	// SupersedePending marks pending proposals and parked runs of the case
+	// older than runID superseded (a newer reply arrived).
+	SupersedePending(ctx context.Context, caseID, beforeRunID int64) (int64, error)
 	// StartTolling stops the statutory clock from at, unless already stopped
 	// (the case waits on us: a fee or a clarification is pending).
 	StartTolling(ctx context.Context, caseID int64, at time.Time) error
