@@ -302,3 +302,54 @@ func hasFlag(fs []string, f string) bool {
 	}
 	return false
 }
+
+func TestOpenAIDrafterHonoursInstructionAndEscapesHTML(t *testing.T) {
+	t.Parallel()
+	f := &fakeOpenAI{t: t, steps: []func(http.ResponseWriter){completion(`{"subject":"RE: Fee acceptance","body_text":"Hello,\n\nI agree to pay $123.45. Could a <b>partial</b> payment work?\n\nJordan"}`, "")}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	dr, err := NewOpenAIDrafter(OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "test-key", Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dr.Draft(context.Background(), workflow.DraftRequest{Action: workflow.ActionApproveFee, Case: fixtureCase(), Analysis: fixtureAnalysis(),
+		Instruction: "Ask whether a partial payment is acceptable.", PreviousText: "old version"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Subject != "RE: Fee acceptance" || !strings.Contains(d.Text, "partial") || d.Drafter != "openai:gpt-test" || d.Usage == nil || d.Usage.Attempts != 1 {
+		t.Fatalf("draft = %+v", d)
+	}
+	if strings.Contains(d.HTML, "<b>") {
+		t.Errorf("model HTML not escaped: %s", d.HTML)
+	}
+	user := f.bodies[0]["messages"].([]any)[1].(map[string]any)["content"].(string)
+	var in draftInput
+	if err := json.Unmarshal([]byte(user), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.ReviewerInstruction != "Ask whether a partial payment is acceptable." || in.PreviousVersion != "old version" || !strings.Contains(in.Baseline, "$123.45") {
+		t.Errorf("input = %+v", in)
+	}
+
+	// Human tasks never reach the model.
+	calls := f.calls
+	pd, err := dr.Draft(context.Background(), workflow.DraftRequest{Action: workflow.ActionSubmitPortal, Case: fixtureCase(), Analysis: fixtureAnalysis()})
+	if err != nil || !pd.HumanTask || f.calls != calls {
+		t.Errorf("portal task: %+v err %v calls %d→%d", pd, err, calls, f.calls)
+	}
+}
+
+func TestOpenAIDrafterRefusalIsAnError(t *testing.T) {
+	t.Parallel()
+	f := &fakeOpenAI{t: t, steps: []func(http.ResponseWriter){completion("", "no")}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	dr, err := NewOpenAIDrafter(OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "test-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dr.Draft(context.Background(), workflow.DraftRequest{Action: workflow.ActionSendFollowup, Case: fixtureCase()}); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("err = %v", err)
+	}
+}
