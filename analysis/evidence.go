@@ -54,13 +54,14 @@ var rules = []rule{
 	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
 	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received`),
 	r(cAck, 2.0, "ack.forwarded_internally", `\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
-	r(cAck, 1.0, "ack.will_respond", `\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)`),
+	r(cAck, 1.5, "ack.will_respond", `\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)`),
 	r(cAck, 0.5, "ack.thanks_for_request", `thank you for (your|submitting|contacting)[^.]{0,40}(request|inquiry)`),
 	r(cAck, 1.0, "ack.out_of_office", `(is|am|are) (out|off|away)( of the office)? (today|this week|until)|out of the office`),
 
 	// EXTENSION
 	rn(cExt, 2.5, "ext.extension", `\bextension\b|\bextend(ed|ing)? (the )?(time|deadline|response|due date|period|date)`),
-	r(cExt, 2.0, "ext.additional_time", `(additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(days|weeks|months|time)\b[^.]{0,40}(will be |is |are )?(required|needed|necessary)|(need|require|requires|needs)( an)? (additional|more|further) (time|\d+ days)`),
+	r(cExt, 2.0, "ext.additional_time", `(additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(days|weeks|months|time)\b[^.]{0,40}(will be |is |are )?(required|needed|necessary)|(need|require|requires|needs)( an)? (additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(time|days|weeks)`),
+	r(cExt, 1.5, "ext.anticipated_response", `(anticipate|expect|estimate)[^.]{0,30}(response|decision|determination|completion|to (respond|complete|provide))[^.]{0,20}(by|on or before|no later than|on)`),
 	r(cExt, 2.5, "ext.unusual_circumstances", `unusual circumstances`),
 	r(cExt, 2.5, "ext.estimated_date", `estimated (date of )?(completion|response|production|release|delivery)( date)?|(anticipated|expected|projected|target) (completion|response|production|release) date|(updated|revised|new) (estimated |estimate[sd]? )?(completion|due|response) date`),
 	r(cExt, 2.0, "ext.queue_position", `(requests?|cases?) ahead of (yours|your request|you)|(backlog|complex (\w+ )?queue)`),
