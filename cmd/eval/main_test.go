@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+func TestScoreMetrics(t *testing.T) {
+	t.Parallel()
+	c := func(v int64) *int64 { return &v }
+	rs := []result{
+		{label: workflow.ClassFeeQuote, predicted: workflow.ClassFeeQuote, labelFee: c(100), fee: c(100)},
+		{label: workflow.ClassFeeQuote, predicted: workflow.ClassDenial, labelFee: c(200), fee: nil},
+		{label: workflow.ClassDenial, predicted: workflow.ClassDenial},
+		{label: workflow.ClassNoRecords, predicted: workflow.ClassUnknown},
+	}
+	m := score(rs)
+	if m.n != 4 || m.correct != 2 || m.accuracy != 0.5 {
+		t.Fatalf("accuracy %+v", m)
+	}
+	// FEE: P=1 R=.5 F1=.667; DENIAL: P=.5 R=1 F1=.667; NO_RECORDS: 0 → macro .444
+	if got := lastLine(m); got != "eval: n=4 accuracy=0.500 macro_f1=0.444 fee_exact=0.500" {
+		t.Errorf("last line %q", got)
+	}
+	if len(m.labelClasses) != 3 || len(m.predictedOnly) != 1 || m.predictedOnly[0] != workflow.ClassUnknown {
+		t.Errorf("classes %v / %v", m.labelClasses, m.predictedOnly)
+	}
+}
+
+func TestRunPrintsContractLastLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.json": `{"source":"synthetic","text":"Your request is denied. The records are exempt from disclosure.","label":"DENIAL","label_source":"test","fee_amount":null,"notes":""}`,
+		"b.json": `{"source":"synthetic","text":"The total cost is $12.50. Please remit a check payable to the City.","label":"FEE_QUOTE","label_source":"test","fee_amount":12.5,"notes":""}`,
+		"c.json": `{"source":"synthetic","text":"Our office is not the custodian of these records.","label":"WRONG_AGENCY","label_source":"test","fee_amount":null,"notes":""}`,
+	}
+	for n, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-corpus", dir, "-passes", "2", "-min-time", "1ms"}, &out, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !regexp.MustCompile(`^eval: n=3 accuracy=\d\.\d{3} macro_f1=\d\.\d{3} fee_exact=\d\.\d{3}$`).MatchString(last) {
+		t.Fatalf("last line %q", last)
+	}
+	if last != "eval: n=3 accuracy=1.000 macro_f1=1.000 fee_exact=1.000" {
+		t.Errorf("last line %q\n%s", last, out.String())
+	}
+	for _, want := range []string{"confusion", "throughput:", "misclassified: 0", "precision"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-corpus", t.TempDir()}, &out, func(string) string { return "" }); err == nil {
+		t.Error("empty corpus accepted")
+	}
+	if err := run(context.Background(), []string{"-analyzer", "magic"}, &out, func(string) string { return "" }); err == nil {
+		t.Error("unknown analyzer accepted")
+	}
+	if err := run(context.Background(), []string{"-corpus", "../../dataset/corpus/agency-replies", "-analyzer", "openai"}, &out, func(string) string { return "" }); err == nil {
+		t.Error("openai without key accepted")
+	}
+}
