@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"go.uber.org/zap"
@@ -59,6 +60,7 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	lock, err := st.TryLockCase(ctx, d.CaseID)
 	if err != nil {
 		return err
@@ -90,7 +92,7 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	case errors.Is(err, workflow.ErrNotRunnable), errors.Is(err, workflow.ErrStaleCheckpoint):
 		return st.RejectDecision(ctx, d.ID, "run no longer parked at this gate")
 	}
-	return h.Step.finish(ctx, cm, res, err, prop.RunID, seq)
+	return h.Step.finish(ctx, cm, res, err, prop.RunID, seq, start)
 }
 
 type rejectError string

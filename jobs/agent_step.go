@@ -84,6 +84,7 @@ func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 }
 
 func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload) error {
+	start := time.Now()
 	lock, err := h.Store.TryLockCase(ctx, caseID)
 	if err != nil {
 		return err
@@ -98,11 +99,11 @@ func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload
 		eng := workflow.CaseEngine{Graph: h.Graph, CP: cm, Memo: h.Store, Clock: h.Clock}
 		return eng.Step(ctx, run.RunState(), p.StepSeq)
 	}()
-	return h.finish(ctx, cm, res, err, p.RunID, p.StepSeq)
+	return h.finish(ctx, cm, res, err, p.RunID, p.StepSeq, start)
 }
 
 // finish maps the step's result to the task outcome and dispatches.
-func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workflow.StepResult, err error, runID int64, seq int) error {
+func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workflow.StepResult, err error, runID int64, seq int, start time.Time) error {
 	switch {
 	case errors.Is(err, workflow.ErrStaleCheckpoint), errors.Is(err, workflow.ErrNotRunnable):
 		h.Log.Debug("step fenced off", zap.Int64("run", runID), zap.Int("seq", seq), zap.Error(err))
@@ -110,14 +111,14 @@ func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workfl
 	case err != nil:
 		h.Log.Warn("step failed", zap.Int64("run", runID), zap.Int("seq", seq), zap.Error(err))
 		if h.Observe != nil {
-			h.Observe("?", "error", 0)
+			h.Observe("", "error", time.Since(start))
 		}
 		return err
 	}
 	h.Log.Debug("step committed", zap.Int64("run", runID), zap.Int("seq", seq), zap.String("node", res.Node),
 		zap.String("route", string(res.Route.Kind)), zap.String("status", res.Status))
 	if h.Observe != nil {
-		h.Observe(res.Node, string(res.Route.Kind), 0)
+		h.Observe(res.Node, string(res.Route.Kind), time.Since(start))
 	}
 	if h.SkipDispatch {
 		return nil

@@ -80,7 +80,10 @@ type fixedPlanner struct{}
 
 func (fixedPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 	due := in.SentAt.AddDate(0, 0, 20)
-	next := due.AddDate(0, 0, 15*in.FollowupCount)
+	next := due
+	if in.FollowupCount > 0 {
+		next = in.Now.AddDate(0, 0, 15)
+	}
 	return workflow.Plan{DueAt: due, NextFollowupAt: next}
 }
 

@@ -12,6 +12,7 @@ import (
 	"embed"
 	"encoding/csv"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,7 +34,15 @@ const seedJurisdictionsVersion = 2
 func Up(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	locker, err := lock.NewPostgresSessionLocker()
+	// One migration lock per schema: processes migrating the same schema
+	// serialize, different schemas (tests) do not wait for each other.
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return nil, fmt.Errorf("migrations: current schema: %w", err)
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("foiaflow-migrations:" + schema))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 120))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: session locker: %w", err)
 	}

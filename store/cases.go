@@ -248,6 +248,7 @@ type DueFollowup struct {
 func (s *Store) DueFollowups(ctx context.Context, now time.Time, limit int) ([]DueFollowup, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, next_followup_at, followup_count FROM cases
 		WHERE status = 'awaiting_response' AND NOT paused AND next_followup_at <= $1
+		  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.case_id = cases.id AND r.status IN ('queued','running','parked'))
 		ORDER BY next_followup_at LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, translate(err)

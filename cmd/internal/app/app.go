@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hibiken/asynq"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/clock"
+	"github.com/foiaflow/foiaflow/dataset"
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/mail"
+	"github.com/foiaflow/foiaflow/migrations"
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// App holds what every binary needs.
+type App struct {
+	Config   Config
+	Log      *zap.Logger
+	Store    *store.Store
+	Redis    asynq.RedisClientOpt
+	Client   *asynq.Client
+	Queues   jobs.Queues
+	Dispatch *jobs.Dispatcher
+}
+
+// NewLogger builds the zap logger of LOG_LEVEL and LOG_FORMAT.
+func NewLogger(c Config) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(c.LogLevel)
+	if err != nil {
+		return nil, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	zc := zap.NewProductionConfig()
+	if c.LogFormat == "console" {
+		zc = zap.NewDevelopmentConfig()
+	}
+	zc.Level = zap.NewAtomicLevelAt(lvl)
+	return zc.Build()
+}
+
+// Open connects to Postgres (migrating it when migrate is true) and Redis.
+func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, error) {
+	st, err := store.Open(ctx, store.Config{URL: c.DatabaseURL, Schema: c.DatabaseSchema, MaxConns: c.DatabaseConns})
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		applied, err := migrations.Up(ctx, st.Pool())
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		if len(applied) > 0 {
+			log.Info("migrations applied", zap.Int64s("versions", applied))
+		}
+	}
+	r := asynq.RedisClientOpt{Addr: c.RedisAddr, Password: c.RedisPassword, DB: c.RedisDB}
+	cl := asynq.NewClient(r)
+	a := &App{Config: c, Log: log, Store: st, Redis: r, Client: cl, Queues: jobs.PrefixedQueues(c.QueuePrefix)}
+	a.Dispatch = &jobs.Dispatcher{Client: cl, Store: st, Log: log.Named("dispatch")}
+	return a, nil
+}
+
+// Close releases connections.
+func (a *App) Close() {
+	_ = a.Client.Close()
+	a.Store.Close()
+}
+
+// Deps builds the FOIA graph's dependencies from the configuration.
+func (a *App) Deps() (*workflow.Deps, error) {
+	c := a.Config
+	rules, err := clock.LoadRules(dataset.JurisdictionDeadlinesCSV, c.ReasonableDays)
+	if err != nil {
+		return nil, err
+	}
+	policy := clock.DefaultFollowupPolicy()
+	policy.MaxFollowups = c.MaxFollowups
+	an, dr, err := a.judgement()
+	if err != nil {
+		return nil, err
+	}
+	return &workflow.Deps{Cases: a.Store, Analyzer: an, Drafter: dr,
+		Planner: clockPlanner{rules: rules, policy: policy},
+		Mailer: mailer{from: c.MailFrom, domain: c.MailDomain, businessHours: c.SendBusinessHours,
+			start: c.SendStartHour, end: c.SendEndHour, jitter: c.SendMaxJitter},
+		Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: c.FeeAutoApproveMaxCents, MinConfidence: c.MinConfidence,
+			MaxFollowups: c.MaxFollowups},
+		MaxAdjustments: c.MaxAdjustments}, nil
+}
+
+// Sender returns the SMTP sender when SMTP_HOST is set, else the .eml sink.
+func (a *App) Sender() (mail.Sender, error) {
+	c := a.Config
+	if c.SMTPHost == "" {
+		a.Log.Info("no SMTP_HOST: writing outbound mail as .eml files", zap.String("dir", c.MailSinkDir))
+		return mail.NewFileSender(c.MailSinkDir)
+	}
+	return mail.NewSMTPSender(mail.SMTPConfig{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUsername,
+		Password: c.SMTPPassword, TLS: mail.TLSPolicy(c.SMTPTLS), ConnectTimeout: c.SMTPTimeout, SendTimeout: c.SMTPTimeout})
+}
+
+// WorkerID returns WORKER_ID or hostname-pid.
+func (c Config) WorkerIDOrDefault() string {
+	if c.WorkerID != "" {
+		return c.WorkerID
+	}
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", strings.Split(h, ".")[0], os.Getpid())
+}
+
+// judgement returns the analyzer and drafter of ANALYZER and DRAFTER.
+func (a *App) judgement() (workflow.Analyzer, workflow.Drafter, error) {
+	c := a.Config
+	var an workflow.Analyzer = analysis.Offline{}
+	var dr workflow.Drafter = analysis.Templates{}
+	oc := analysis.OpenAIConfig{BaseURL: c.OpenAIBaseURL, Model: c.OpenAIModel, APIKey: c.OpenAIAPIKey, AttemptTimeout: c.OpenAITimeout}
+	if c.Analyzer == "openai" {
+		o, err := analysis.NewOpenAIAnalyzer(oc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openai analyzer: %w", err)
+		}
+		an = o
+	}
+	if c.Drafter == "openai" {
+		return nil, nil, fmt.Errorf("DRAFTER=openai: %w", errOpenAIDrafter)
+	}
+	a.Log.Info("judgement configured", zap.String("analyzer", c.Analyzer), zap.String("drafter", c.Drafter))
+	return an, dr, nil
+}
+
+var errOpenAIDrafter = errors.New("the OpenAI drafter is not wired yet")

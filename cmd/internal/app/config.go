@@ -1,0 +1,115 @@
+// Package app is the wiring shared by the three binaries: configuration
+// parsed from the environment once (caarlos0/env), logging, the store, the
+// queue client and the FOIA graph's dependencies. Only cmd/ builds concrete
+// things (STYLE.md §1).
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is every setting of foiaflow, with its environment variable and
+// default. README.md lists them.
+type Config struct {
+	DatabaseURL    string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/foiaflow?sslmode=disable"`
+	DatabaseSchema string `env:"DATABASE_SCHEMA"`
+	DatabaseConns  int32  `env:"DATABASE_MAX_CONNS" envDefault:"20"`
+	RedisAddr      string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
+	RedisPassword  string `env:"REDIS_PASSWORD"`
+	RedisDB        int    `env:"REDIS_DB" envDefault:"0"`
+	QueuePrefix    string `env:"QUEUE_PREFIX"`
+	LogLevel       string `env:"LOG_LEVEL" envDefault:"info"`
+	LogFormat      string `env:"LOG_FORMAT" envDefault:"json"` // json | console
+
+	WorkerConcurrency     int           `env:"WORKER_CONCURRENCY" envDefault:"8"`
+	WorkerShutdownTimeout time.Duration `env:"WORKER_SHUTDOWN_TIMEOUT" envDefault:"25s"`
+	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"10ms"`
+	WorkerID              string        `env:"WORKER_ID"` // default: hostname-pid
+	WorkerMetricsAddr     string        `env:"WORKER_METRICS_ADDR" envDefault:":9091"`
+
+	Analyzer      string        `env:"ANALYZER" envDefault:"offline"` // offline | openai
+	Drafter       string        `env:"DRAFTER" envDefault:"offline"`  // offline | openai
+	OpenAIAPIKey  string        `env:"OPENAI_API_KEY"`
+	OpenAIBaseURL string        `env:"OPENAI_BASE_URL"`
+	OpenAIModel   string        `env:"OPENAI_MODEL" envDefault:"gpt-4o-mini"`
+	OpenAITimeout time.Duration `env:"OPENAI_TIMEOUT" envDefault:"30s"`
+
+	FeeAutoApproveMaxCents int64   `env:"FEE_AUTO_APPROVE_MAX_CENTS" envDefault:"5000"`
+	MinConfidence          float64 `env:"MIN_CONFIDENCE" envDefault:"0.6"`
+	MaxFollowups           int     `env:"MAX_FOLLOWUPS" envDefault:"3"`
+	MaxAdjustments         int     `env:"MAX_ADJUSTMENTS" envDefault:"3"`
+	ReasonableDays         int     `env:"REASONABLE_TIME_DAYS" envDefault:"30"`
+
+	MailDomain        string        `env:"MAIL_DOMAIN" envDefault:"foiaflow.local"`
+	MailFrom          string        `env:"MAIL_FROM" envDefault:"foiaflow <requests@foiaflow.local>"`
+	MailSinkDir       string        `env:"MAIL_SINK_DIR" envDefault:"var/outbox"`
+	SMTPHost          string        `env:"SMTP_HOST"` // empty: .eml file sink
+	SMTPPort          int           `env:"SMTP_PORT" envDefault:"587"`
+	SMTPUsername      string        `env:"SMTP_USERNAME"`
+	SMTPPassword      string        `env:"SMTP_PASSWORD"`
+	SMTPTLS           string        `env:"SMTP_TLS" envDefault:"mandatory"` // mandatory | opportunistic | none
+	SMTPTimeout       time.Duration `env:"SMTP_TIMEOUT" envDefault:"30s"`
+	SendBusinessHours bool          `env:"SEND_BUSINESS_HOURS" envDefault:"true"`
+	SendStartHour     int           `env:"SEND_START_HOUR" envDefault:"9"`
+	SendEndHour       int           `env:"SEND_END_HOUR" envDefault:"17"`
+	SendMaxJitter     time.Duration `env:"SEND_MAX_JITTER" envDefault:"2h"`
+
+	APIAddr             string        `env:"API_ADDR" envDefault:":8080"`
+	BootstrapAdminKey   string        `env:"API_BOOTSTRAP_ADMIN_KEY"`
+	InboundRawSecret    string        `env:"INBOUND_RAW_SECRET"`
+	MailgunSigningKey   string        `env:"MAILGUN_SIGNING_KEY"`
+	InboundMaxBytes     int64         `env:"INBOUND_MAX_BYTES" envDefault:"26214400"`
+	WebhookReplayWindow time.Duration `env:"WEBHOOK_REPLAY_WINDOW" envDefault:"5m"`
+	DecisionsPerMinute  int           `env:"DECISIONS_PER_CASE_PER_MINUTE" envDefault:"30"`
+
+	SweepInterval        time.Duration `env:"SCHEDULER_SWEEP_INTERVAL" envDefault:"5s"`
+	RelayInterval        time.Duration `env:"SCHEDULER_RELAY_INTERVAL" envDefault:"1s"`
+	RelayGrace           time.Duration `env:"SCHEDULER_RELAY_GRACE" envDefault:"2s"`
+	ReapInterval         time.Duration `env:"SCHEDULER_REAP_INTERVAL" envDefault:"2s"`
+	ReapGrace            time.Duration `env:"SCHEDULER_REAP_GRACE" envDefault:"3s"`
+	StepRetention        time.Duration `env:"STEP_RETENTION" envDefault:"720h"`
+	SchedulerMetricsAddr string        `env:"SCHEDULER_METRICS_ADDR" envDefault:":9092"`
+}
+
+// Load parses the environment and validates the result.
+func Load() (Config, error) {
+	c, err := env.ParseAs[Config]()
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	return c, c.Validate()
+}
+
+// Validate checks ranges and enumerations; all problems are reported at once.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(c.DatabaseURL != "", "DATABASE_URL is required")
+	check(c.WorkerConcurrency > 0, "WORKER_CONCURRENCY must be > 0")
+	check(c.Analyzer == "offline" || c.Analyzer == "openai", "ANALYZER must be offline or openai, got %q", c.Analyzer)
+	check(c.Drafter == "offline" || c.Drafter == "openai", "DRAFTER must be offline or openai, got %q", c.Drafter)
+	check((c.Analyzer != "openai" && c.Drafter != "openai") || c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "",
+		"ANALYZER/DRAFTER openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server)")
+	check(c.FeeAutoApproveMaxCents >= 0, "FEE_AUTO_APPROVE_MAX_CENTS must be >= 0")
+	check(c.MinConfidence >= 0 && c.MinConfidence <= 1, "MIN_CONFIDENCE must be in [0,1]")
+	check(c.MaxFollowups > 0, "MAX_FOLLOWUPS must be > 0")
+	check(c.MaxAdjustments >= 0, "MAX_ADJUSTMENTS must be >= 0")
+	check(c.ReasonableDays > 0, "REASONABLE_TIME_DAYS must be > 0")
+	check(c.SendStartHour >= 0 && c.SendEndHour <= 24 && c.SendStartHour < c.SendEndHour, "SEND_START_HOUR < SEND_END_HOUR within 0–24")
+	check(c.SendMaxJitter >= 0, "SEND_MAX_JITTER must be >= 0")
+	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
+	check(c.MailDomain != "", "MAIL_DOMAIN is required")
+	check(c.SMTPTLS == "mandatory" || c.SMTPTLS == "opportunistic" || c.SMTPTLS == "none", "SMTP_TLS must be mandatory, opportunistic or none")
+	check(c.InboundMaxBytes > 0, "INBOUND_MAX_BYTES must be > 0")
+	check(c.DecisionsPerMinute > 0, "DECISIONS_PER_CASE_PER_MINUTE must be > 0")
+	return errors.Join(errs...)
+}

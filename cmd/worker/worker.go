@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/foiaflow/foiaflow/cmd/internal/app"
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Worker is the asynq server running graph steps, resumes and email sends,
+// with its metrics and health endpoints.
+type Worker struct {
+	App     *app.App
+	Server  *asynq.Server
+	Metrics *http.Server
+	mux     *asynq.ServeMux
+}
+
+// NewWorker wires a worker from an opened App.
+func NewWorker(a *app.App) (*Worker, error) {
+	c := a.Config
+	deps, err := a.Deps()
+	if err != nil {
+		return nil, err
+	}
+	sender, err := a.Sender()
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	m := newMetrics(reg)
+	id := c.WorkerIDOrDefault()
+	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: a.Dispatch,
+		Queues: a.Queues, WorkerID: id, Log: a.Log.Named("step"), Observe: m.observeStep}
+	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
+		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent}}
+	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
+		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
+		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})
+	hm := http.NewServeMux()
+	hm.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	hm.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	hm.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := a.Store.Ping(ctx); err != nil {
+			http.Error(w, "postgres: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		if err := srv.Ping(); err != nil {
+			http.Error(w, "redis: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	a.Log.Info("worker configured", zap.String("worker_id", id), zap.Int("concurrency", c.WorkerConcurrency),
+		zap.Duration("poll_interval", c.WorkerPollInterval), zap.Any("queues", a.Queues.Weights()))
+	return &Worker{App: a, Server: srv, Metrics: &http.Server{Addr: c.WorkerMetricsAddr, Handler: hm,
+		ReadHeaderTimeout: 5 * time.Second}, mux: hs.Mux()}, nil
+}
+
+// Run processes tasks until ctx ends, then shuts down gracefully: in-flight
+// tasks get WORKER_SHUTDOWN_TIMEOUT to finish; unfinished ones go back to
+// the queue (and their steps are fenced, so re-running them is safe).
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.Server.Start(w.mux); err != nil {
+		return fmt.Errorf("start asynq server: %w", err)
+	}
+	errc := make(chan error, 1)
+	if w.Metrics.Addr != "" {
+		go func() {
+			if err := w.Metrics.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics server: %w", err)
+			}
+		}()
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	w.App.Log.Info("worker shutting down")
+	w.Server.Shutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = w.Metrics.Shutdown(sctx)
+	return err
+}
+
+// Close releases the App.
+func (w *Worker) Close() { w.App.Close() }
+
+// zapAsynqLogger routes asynq's logs to zap.
+type zapAsynqLogger struct{ s *zap.SugaredLogger }
+
+func (l zapAsynqLogger) Debug(args ...any) { l.s.Debug(args...) }
+func (l zapAsynqLogger) Info(args ...any)  { l.s.Info(args...) }
+func (l zapAsynqLogger) Warn(args ...any)  { l.s.Warn(args...) }
+func (l zapAsynqLogger) Error(args ...any) { l.s.Error(args...) }
+func (l zapAsynqLogger) Fatal(args ...any) { l.s.Fatal(args...) }
