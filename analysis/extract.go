@@ -13,7 +13,7 @@ import (
 // ---- tracking number ----
 
 var (
-	trackingLabeledRe   = fre(`(?i)\b(?:(?:foia|foil|foipa|opra|cpra|pra|prr|kora|open records|public records|records)\s+)?(?:request|case|reference|ref|tracking|control|confirmation|ticket|log|file|foia|foil|foipa|prr)\s*(?:log\s+|tracking\s+|case\s+)?(?:no\.?|number|num\.?|#|id)?\s*[:#]?\s*\*?((?:[A-Z]{1,5}[- ])?[A-Z]{0,6}\d[A-Z0-9]*(?:-[A-Z0-9]+)*)\b`)
+	trackingLabeledRe   = fre(`(?i)\b(?:request|case|reference|ref|tracking|control|confirmation|ticket|log|file|foia|foil|foipa|prr)\s*(?:log\s+|tracking\s+|case\s+)?(?:no\.?|number|num\.?|#|id)?\s*[:#]?\s*\*?((?:[A-Z]{1,5}[- ])?[A-Z]{0,6}\d[A-Z0-9]*(?:-[A-Z0-9]+)*)\b`)
 	trackingFormRe      = regexp.MustCompile(`\b((?:FOIA|FOIL|FOIPA|PRR|PRA|OPRA|CPRA|R|W|P|C|[A-Z]{2,4})-\d{2,4}-[0-9A-Z-]{2,})\b`)
 	yearOnlyRe          = regexp.MustCompile(`^(19|20)\d\d$`)
 	trackingLabelWordRe = regexp.MustCompile(`(?i)foia|foil|foipa|prr|request|case|tracking|reference|ref`)
@@ -341,7 +341,7 @@ func sentenceAround(s string, i, j int) string {
 
 // ---- referred agency ----
 
-var referredRe = regexp.MustCompile(`(?:should (?:go|be sent|be directed|be submitted|be addressed|be made|be filed|be forwarded) (?:directly )?to|(?:please |you may (?:wish to )?|you should |you will need to )(?:contact|reach out to|direct your request to|submit your request to|send your request to|file your request with)|(?:forwarded|referred|transferred|redirected) (?:your request |this request |the request |it )?to|custodian (?:of (?:these|those|the|such) records )?is|(?:maintained|held|kept) by) (?:the )?([\w.+-]+@[\w-]+\.[\w.]+|[A-Z][\w.'&-]*(?: (?:of|for|and|the|on|&|[A-Z][\w.'&-]*))*)`)
+var referredRe = regexp.MustCompile(`(?:should (?:go|be sent|be directed|be submitted|be addressed|be made|be filed|be forwarded) (?:directly )?to|(?:please |you may (?:wish to )?|you should |you will need to )(?:contact|reach out to|direct your request to|submit your request to|send your request to|file your request with)|(?:forwarded|referred|transferred|redirected) (?:your request |this request |the request |it )?to|custodian (?:of (?:these|those|the|such) records )?is|(?:maintained|held|kept) by) (?:the )?([\w.+-]+@[\w-]+\.[\w.]+|[A-Z][\w'&-]*(?: (?:of|for|and|the|on|&|[A-Z][\w'&-]*))*)`)
 
 // extractReferredAgency names the agency (or address) the reply points to.
 func extractReferredAgency(body string) string {

@@ -130,7 +130,7 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 	var cWhy []string
 	a.ConstraintsToAdd, cWhy = extractConstraints(lower, cls, a.FeeCents)
 	a.Reasons = append(a.Reasons, cWhy...)
-	if cls == workflow.ClassWrongAgency || hasEvidence(ev, "wrong.") {
+	if a.Class == workflow.ClassWrongAgency {
 		a.ReferredAgency = extractReferredAgency(body)
 	}
 	if a.Class == workflow.ClassDenial || a.Class == workflow.ClassPartial {
@@ -196,9 +196,10 @@ var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_
 // scoreRules runs the evidence table over the lower-cased body.
 func scoreRules(lower, body string) []evidence {
 	var out []evidence
+	ix := newBigramIndex(lower)
 	for i := range rules {
 		ru := &rules[i]
-		locs := ru.fr.findAll(lower, 8)
+		locs := ru.fr.findAllIx(lower, ix, 8)
 		for _, m := range locs {
 			pre := lower[max(0, m[0]-50):m[0]]
 			if ru.negatable && (negationRe.MatchString(pre) || hypotheticalRe.MatchString(pre)) {

@@ -269,7 +269,7 @@ func isWordByte(c byte) bool {
 }
 
 // spans returns the regions of lower worth searching (nil: none).
-func (f fastRe) spans(lower string) [][2]int {
+func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
 	if f.keys == nil {
 		return [][2]int{{0, len(lower)}}
 	}
@@ -283,6 +283,10 @@ func (f fastRe) spans(lower string) [][2]int {
 	}
 	var pos []int
 	for _, k := range f.keys {
+		if ix != nil {
+			pos = ix.positions(k, pos)
+			continue
+		}
 		for off := 0; ; {
 			i := strings.Index(lower[off:], k)
 			if i < 0 {
@@ -314,12 +318,57 @@ func (f fastRe) spans(lower string) [][2]int {
 	return out
 }
 
+// bigramIndex lists, for one text, the offsets of every byte pair, so many
+// rules can look up their literal keys without rescanning the text.
+type bigramIndex struct {
+	text string
+	at   map[uint16][]int32
+}
+
+func newBigramIndex(text string) *bigramIndex {
+	ix := &bigramIndex{text: text, at: make(map[uint16][]int32, 512)}
+	for i := 0; i+1 < len(text); i++ {
+		k := uint16(text[i])<<8 | uint16(text[i+1])
+		ix.at[k] = append(ix.at[k], int32(i))
+	}
+	return ix
+}
+
+// positions appends the offsets where key occurs.
+func (ix *bigramIndex) positions(key string, pos []int) []int {
+	if len(key) < 2 {
+		for off := 0; ; {
+			i := strings.Index(ix.text[off:], key)
+			if i < 0 {
+				return pos
+			}
+			pos = append(pos, off+i)
+			off += i + 1
+		}
+	}
+	for _, p := range ix.at[uint16(key[0])<<8|uint16(key[1])] {
+		if strings.HasPrefix(ix.text[p:], key) {
+			pos = append(pos, int(p))
+		}
+	}
+	return pos
+}
+
 // findAll returns up to n match index pairs in lower, in order.
 func (f fastRe) findAll(lower string, n int) [][]int {
+	return f.findAllIx(lower, nil, n)
+}
+
+// findAllIx is findAll using a prebuilt index of lower (nil: scan).
+func (f fastRe) findAllIx(lower string, ix *bigramIndex, n int) [][]int {
 	var out [][]int
 	if f.atStart != nil {
 		var pos []int
 		for _, k := range f.prefix {
+			if ix != nil {
+				pos = ix.positions(k, pos)
+				continue
+			}
 			for off := 0; ; {
 				i := strings.Index(lower[off:], k)
 				if i < 0 {
@@ -345,7 +394,7 @@ func (f fastRe) findAll(lower string, n int) [][]int {
 		}
 		return out
 	}
-	for _, sp := range f.spans(lower) {
+	for _, sp := range f.spans(lower, ix) {
 		for _, m := range f.re.FindAllStringIndex(lower[sp[0]:sp[1]], n) {
 			out = append(out, []int{m[0] + sp[0], m[1] + sp[0]})
 			if len(out) >= n {

@@ -20,6 +20,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/foiaflow/foiaflow/analysis"
@@ -105,7 +108,11 @@ func run(ctx context.Context, args []string, out io.Writer, getenv func(string) 
 			usage.CompletionTokens += a.Usage.CompletionTokens
 			usage.Attempts += a.Usage.Attempts
 		}
-		rs = append(rs, result{name: r.Name, label: workflow.Class(r.Label), predicted: a.Class, labelFee: r.FeeCents(), fee: a.FeeCents, reasons: a.Reasons})
+		res := result{name: r.Name, label: workflow.Class(r.Label), predicted: a.Class, labelFee: r.FeeCents(), fee: a.FeeCents, reasons: a.Reasons}
+		if res.labelFee != nil {
+			res.feeInText = amountInText(r.Text, *res.labelFee)
+		}
+		rs = append(rs, res)
 	}
 	m := score(rs)
 	fmt.Fprintf(out, "corpus %s: %d replies, analyzer %s\n\n", c.corpus, len(replies), c.analyzer)
@@ -113,6 +120,8 @@ func run(ctx context.Context, args []string, out io.Writer, getenv func(string) 
 	if c.analyzer == "offline" {
 		perSec, passes := throughput(ctx, an, replies, c.passes, c.minTime)
 		fmt.Fprintf(out, "\nthroughput: %.0f replies/s (single goroutine, %d passes over %d replies)\n", perSec, passes, len(replies))
+		g := runtime.GOMAXPROCS(0)
+		fmt.Fprintf(out, "throughput: %.0f replies/s (%d goroutines)\n", parallelThroughput(ctx, an, replies, g, c.minTime), g)
 	} else {
 		fmt.Fprintf(out, "\nllm usage: %d prompt + %d completion tokens, %d attempts\n", usage.PromptTokens, usage.CompletionTokens, usage.Attempts)
 	}
@@ -137,4 +146,24 @@ func throughput(ctx context.Context, an workflow.Analyzer, replies []dataset.Rep
 		p++
 	}
 	return float64(n) / time.Since(start).Seconds(), p
+}
+
+// parallelThroughput classifies the corpus from g goroutines for at least
+// minTime and returns replies per second across all of them.
+func parallelThroughput(ctx context.Context, an workflow.Analyzer, replies []dataset.Reply, g int, minTime time.Duration) float64 {
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < g; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; time.Since(start) < minTime; i++ {
+				_, _ = an.Analyze(ctx, workflow.Reply{Text: replies[i%len(replies)].Text}, workflow.CaseContext{})
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
 }

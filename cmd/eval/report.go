@@ -17,6 +17,9 @@ type result struct {
 	labelFee  *int64 // cents
 	fee       *int64 // cents
 	reasons   []string
+	// feeInText: the labelled fee occurs in the reply text (else no
+	// extractor can recover it, e.g. a fixture trimmed before the amount).
+	feeInText bool
 }
 
 // classStats are the per-class counts of a confusion matrix.
@@ -176,7 +179,11 @@ func printReport(w io.Writer, m metrics, rs []result) {
 	if len(feeMiss) > 0 {
 		fmt.Fprintf(w, "\nfee mismatches: %d\n", len(feeMiss))
 		for _, r := range feeMiss {
-			fmt.Fprintf(w, "  %s: label %s, extracted %s\n", r.name, cents(r.labelFee), cents(r.fee))
+			note := ""
+			if !r.feeInText {
+				note = " (labelled amount does not occur in the reply text)"
+			}
+			fmt.Fprintf(w, "  %s: label %s, extracted %s%s\n", r.name, cents(r.labelFee), cents(r.fee), note)
 		}
 	}
 }
@@ -205,4 +212,27 @@ func topReasons(rs []string, n int) []string {
 // lastLine is the stable contract line of `make eval`.
 func lastLine(m metrics) string {
 	return fmt.Sprintf("eval: n=%d accuracy=%.3f macro_f1=%.3f fee_exact=%.3f", m.n, m.accuracy, m.macroF1, m.feeExactRate())
+}
+
+// amountInText reports whether c cents is written in text ("1,234.56",
+// "1234.56" or "1,234" for whole dollars).
+func amountInText(text string, c int64) bool {
+	whole := fmt.Sprintf("%d", c/100)
+	var grouped strings.Builder
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			grouped.WriteByte(',')
+		}
+		grouped.WriteRune(d)
+	}
+	frac := fmt.Sprintf(".%02d", c%100)
+	for _, s := range []string{grouped.String() + frac, whole + frac} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	if c%100 == 0 {
+		return strings.Contains(text, "$"+grouped.String()) || strings.Contains(text, "$"+whole)
+	}
+	return false
 }
