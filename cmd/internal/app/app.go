@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -131,10 +130,12 @@ func (a *App) judgement() (workflow.Analyzer, workflow.Drafter, error) {
 		an = o
 	}
 	if c.Drafter == "openai" {
-		return nil, nil, fmt.Errorf("DRAFTER=openai: %w", errOpenAIDrafter)
+		o, err := analysis.NewOpenAIDrafter(oc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openai drafter: %w", err)
+		}
+		dr = o
 	}
 	a.Log.Info("judgement configured", zap.String("analyzer", c.Analyzer), zap.String("drafter", c.Drafter))
 	return an, dr, nil
 }
-
-var errOpenAIDrafter = errors.New("the OpenAI drafter is not wired yet")

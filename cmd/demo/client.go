@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/foiaflow/foiaflow/mail"
+)
+
+// client talks to the foiaflow API.
+type client struct {
+	base, key string
+	secret    []byte
+	http      *http.Client
+}
+
+// do sends a JSON request and decodes a JSON answer into out; non-2xx is an
+// error carrying the API's error body.
+func (c *client) do(ctx context.Context, method, path string, body any, out any, hdr map[string]string) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return c.send(req, out)
+}
+
+func (c *client) send(req *http.Request, out any) error {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// postMIME posts a raw RFC 5322 message to the signed inbound webhook.
+func (c *client) postMIME(ctx context.Context, raw []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/inbound/email", bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	ts, sig := mail.SignRaw(c.secret, time.Now(), raw)
+	req.Header.Set("Content-Type", "message/rfc822")
+	req.Header.Set(mail.HeaderTimestamp, ts)
+	req.Header.Set(mail.HeaderSignature, sig)
+	return c.send(req, out)
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/foiaflow/foiaflow/dataset"
+	"github.com/foiaflow/foiaflow/mail"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+type options struct {
+	adminURL, dbName, redisAddr, dir string
+	cases                            int
+	timeout                          time.Duration
+}
+
+const mailDomain = "demo.foiaflow.local"
+
+// demoCase is one case of the demo and what happened to it.
+type demoCase struct {
+	reply    dataset.Reply
+	caseID   int64
+	address  string
+	runID    int64
+	status   string
+	class    string
+	action   string
+	proposal string
+	gate     *workflow.GatePayload
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func run(ctx context.Context, o options) error {
+	if o.cases < 10 {
+		return errors.New("-cases must be at least 10")
+	}
+	dir, err := filepath.Abs(o.dir)
+	if err != nil {
+		return err
+	}
+	sink := filepath.Join(dir, "outbox")
+	for _, d := range []string{filepath.Join(dir, "logs"), filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	_ = os.RemoveAll(sink)
+	step("recreating database %s", o.dbName)
+	if err := recreateDB(ctx, o.adminURL, o.dbName); err != nil {
+		return err
+	}
+	apiPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	key, secret := "demo-admin-"+randHex(8), randHex(16)
+	dbURL := strings.Replace(o.adminURL, "/postgres?", "/"+o.dbName+"?", 1)
+	f := &fleet{dir: dir, env: append(os.Environ(),
+		"DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr, "QUEUE_PREFIX=demo-"+randHex(3)+"-",
+		"API_ADDR=127.0.0.1:"+fmt.Sprint(apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
+		"MAIL_DOMAIN="+mailDomain, "MAIL_FROM=foiaflow demo <requests@"+mailDomain+">", "MAIL_SINK_DIR="+sink,
+		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline", "SMTP_HOST=",
+		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
+	step("building api, worker and scheduler")
+	if err := f.build(ctx); err != nil {
+		return err
+	}
+	step("migrating")
+	if err := f.run(ctx, "worker", "migrate"); err != nil {
+		return err
+	}
+	step("starting api (127.0.0.1:%d), worker and scheduler; logs in %s", apiPort, filepath.Join(dir, "logs"))
+	for _, name := range []string{"api", "worker", "scheduler"} {
+		if err := f.start(name); err != nil {
+			_ = f.stop()
+			return err
+		}
+	}
+	err = scenario(ctx, o, &client{base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), key: key, secret: []byte(secret),
+		http: &http.Client{Timeout: 10 * time.Second}}, sink)
+	step("stopping the fleet")
+	if serr := f.stop(); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("%w (see logs in %s)", err, filepath.Join(dir, "logs"))
+	}
+	fmt.Println("\ndemo OK")
+	return nil
+}
+
+func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
+
+func scenario(ctx context.Context, o options, c *client, sink string) error {
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := waitReady(rctx, c.base+"/readyz"); err != nil {
+		return err
+	}
+	replies, err := dataset.Corpus()
+	if err != nil {
+		return err
+	}
+	cases := pick(replies, o.cases)
+	step("creating %d cases and posting their real agency replies as MIME", len(cases))
+	for i, dc := range cases {
+		var created struct {
+			Case struct {
+				CaseID       int64  `json:"case_id"`
+				ReplyAddress string `json:"reply_address"`
+			} `json:"case"`
+		}
+		agency := fmt.Sprintf("records%d@agency%d.example.gov", i, i)
+		sent := time.Now().Add(-25 * 24 * time.Hour).UTC()
+		err := c.do(ctx, http.MethodPost, "/v1/cases", map[string]any{
+			"agency_name": fmt.Sprintf("Demo Agency %d", i+1), "agency_email": agency, "jurisdiction": "US",
+			"subject": "Records request " + dc.reply.Name, "requested_records": []string{"the records described in the request"},
+			"autopilot_mode": "SUPERVISED", "sent_at": sent}, &created, nil)
+		if err != nil {
+			return err
+		}
+		dc.caseID, dc.address = created.Case.CaseID, created.Case.ReplyAddress
+		raw, err := mail.BuildMessage(mail.Outbound{From: agency, To: []string{dc.address},
+			Subject: "RE: Records request " + dc.reply.Name, Text: dc.reply.Text,
+			MessageID: fmt.Sprintf("<demo-%s-%s@agency%d.example.gov>", dc.reply.Name, randHex(4), i),
+			Headers:   map[string]string{"X-Corpus-Source": dc.reply.Source}, Date: time.Now().UTC()})
+		if err != nil {
+			return err
+		}
+		var in struct {
+			RunID *int64 `json:"run_id"`
+			Match string `json:"match"`
+		}
+		if err := c.postMIME(ctx, raw, &in); err != nil {
+			return err
+		}
+		if in.RunID == nil {
+			return fmt.Errorf("reply %s matched %q and started no run", dc.reply.Name, in.Match)
+		}
+		dc.runID = *in.RunID
+	}
+	step("waiting until every run parks at a gate or completes")
+	if err := waitRuns(ctx, c, cases); err != nil {
+		return err
+	}
+	printTable(cases)
+	var fee *demoCase
+	for _, dc := range cases {
+		if dc.gate != nil && dc.gate.Action == workflow.ActionApproveFee {
+			fee = dc
+			break
+		}
+	}
+	if fee == nil {
+		return errors.New("no fee proposal parked: nothing to approve")
+	}
+	step("approving the fee proposal of case %d (%s) through the API", fee.caseID, fee.reply.Name)
+	var dec struct {
+		DecisionID int64  `json:"decision_id"`
+		TaskID     string `json:"task_id"`
+	}
+	path := fmt.Sprintf("/v1/cases/%d/proposals/%d/approve", fee.caseID, fee.gate.ProposalID)
+	if err := c.do(ctx, http.MethodPost, path, map[string]any{"version": fee.gate.Version}, &dec,
+		map[string]string{"Idempotency-Key": "demo-" + randHex(6)}); err != nil {
+		return err
+	}
+	fmt.Printf("    decision %d accepted, resume task %s\n", dec.DecisionID, dec.TaskID)
+	file, err := waitEML(ctx, sink)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	step("the email handed to the sink: %s", file)
+	fmt.Println(strings.TrimSpace(string(b)))
+	fmt.Println()
+	return nil
+}
+
+// pick returns one reply per class first, then more until n.
+func pick(rs []dataset.Reply, n int) []*demoCase {
+	var out []*demoCase
+	seen := map[string]bool{}
+	used := map[string]bool{}
+	for _, r := range rs {
+		if !seen[r.Label] && (r.Label != "FEE_QUOTE" || r.FeeAmount != nil) {
+			seen[r.Label], used[r.Name] = true, true
+			out = append(out, &demoCase{reply: r})
+		}
+	}
+	for _, r := range rs {
+		if len(out) >= n {
+			break
+		}
+		if !used[r.Name] {
+			used[r.Name] = true
+			out = append(out, &demoCase{reply: r})
+		}
+	}
+	return out[:min(n, len(out))]
+}
+
+func waitRuns(ctx context.Context, c *client, cases []*demoCase) error {
+	for _, dc := range cases {
+		for {
+			var st struct {
+				Run *struct {
+					ID     int64  `json:"id"`
+					Status string `json:"status"`
+				} `json:"run"`
+				Interrupt json.RawMessage `json:"interrupt"`
+			}
+			if err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d/agent-state", dc.caseID), nil, &st, nil); err != nil {
+				return err
+			}
+			if st.Run != nil && st.Run.ID == dc.runID && (st.Run.Status == "parked" || st.Run.Status == "completed" ||
+				st.Run.Status == "failed" || st.Run.Status == "cancelled") {
+				dc.status = st.Run.Status
+				if st.Run.Status == "parked" {
+					dc.gate = &workflow.GatePayload{}
+					if err := json.Unmarshal(st.Interrupt, dc.gate); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("case %d run %d did not park or complete: %w", dc.caseID, dc.runID, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		if err := describe(ctx, c, dc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe fills class, action and proposal status from the case detail.
+func describe(ctx context.Context, c *client, dc *demoCase) error {
+	var d struct {
+		Analyses []struct {
+			Class    string `json:"class"`
+			FeeCents *int64 `json:"fee_cents"`
+		} `json:"analyses"`
+		Proposals []struct {
+			Action string `json:"action_type"`
+			Status string `json:"status"`
+		} `json:"proposals"`
+	}
+	if err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d", dc.caseID), nil, &d, nil); err != nil {
+		return err
+	}
+	dc.class, dc.action, dc.proposal = "-", "NONE (recorded)", "-"
+	if n := len(d.Analyses); n > 0 {
+		dc.class = d.Analyses[n-1].Class
+		if f := d.Analyses[n-1].FeeCents; f != nil {
+			dc.class += " " + workflow.Cents(*f)
+		}
+	}
+	if len(d.Proposals) > 0 {
+		dc.action, dc.proposal = d.Proposals[0].Action, d.Proposals[0].Status
+	}
+	return nil
+}
+
+func printTable(cases []*demoCase) {
+	fmt.Println()
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tREPLY\tLABEL (corpus)\tCLASS (analyzer)\tACTION\tPROPOSAL\tRUN")
+	for _, dc := range cases {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", dc.caseID, dc.reply.Name, dc.reply.Label, dc.class, dc.action, dc.proposal, dc.status)
+	}
+	_ = tw.Flush()
+	fmt.Println()
+}
+
+func waitEML(ctx context.Context, dir string) (string, error) {
+	for {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
+		if len(files) > 0 {
+			return files[0], nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("no .eml in %s: %w", dir, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
