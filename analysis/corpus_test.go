@@ -58,18 +58,3 @@ func amountInText(text string, cents int64) bool {
 	}
 	return false
 }
-
-func BenchmarkOfflineCorpus(b *testing.B) {
-	replies, err := dataset.Corpus()
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := make([]workflow.Reply, len(replies))
-	for i, r := range replies {
-		in[i] = workflow.Reply{Text: r.Text}
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_, _ = Offline{}.Analyze(context.Background(), in[i%len(in)], workflow.CaseContext{})
-	}
-}
