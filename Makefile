@@ -24,3 +24,9 @@ lint: ## go vet + staticcheck
 
 eval: ## classify CORPUS=dir of *.json replies and score the analyzer
 	$(GO) run ./cmd/eval -corpus $(CORPUS)
+
+demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown
+	$(GO) run ./cmd/demo
+
+migrate: services ## apply migrations to DATABASE_URL
+	$(GO) run ./cmd/worker migrate

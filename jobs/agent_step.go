@@ -113,6 +113,17 @@ func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workfl
 		if h.Observe != nil {
 			h.Observe("", "error", time.Since(start))
 		}
+		retried, ok1 := asynq.GetRetryCount(ctx)
+		maxRetry, ok2 := asynq.GetMaxRetry(ctx)
+		if ok1 && ok2 && retried >= maxRetry && IsFailure(err) {
+			// Out of retries: fail the run visibly (escalation) instead of
+			// leaving it for the reaper to retry forever.
+			if ferr := h.Store.FailRun(ctx, runID, seq, res.Node, err.Error(), h.WorkerID); ferr != nil &&
+				!errors.Is(ferr, workflow.ErrStaleCheckpoint) {
+				return fmt.Errorf("%w (and failing the run: %v)", err, ferr)
+			}
+			return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+		}
 		return err
 	}
 	h.Log.Debug("step committed", zap.Int64("run", runID), zap.Int("seq", seq), zap.String("node", res.Node),

@@ -24,12 +24,16 @@ type fakeAnalyzer struct {
 	mu    sync.Mutex
 	calls int
 	fn    func(r workflow.Reply) workflow.Analysis
+	err   error
 }
 
 func (f *fakeAnalyzer) Analyze(ctx context.Context, r workflow.Reply, c workflow.CaseContext) (workflow.Analysis, error) {
 	f.mu.Lock()
 	f.calls++
 	f.mu.Unlock()
+	if f.err != nil {
+		return workflow.Analysis{}, f.err
+	}
 	a := f.fn(r)
 	a.Analyzer = "fake"
 	return a, nil

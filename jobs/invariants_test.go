@@ -3,6 +3,8 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -296,5 +298,34 @@ func TestReplayExecuteSendsNothing(t *testing.T) {
 	}
 	if len(h.sender.Sent()) != 1 {
 		t.Fatalf("sent %d emails after replays, want 1", len(h.sender.Sent()))
+	}
+}
+
+// A step that keeps failing until its retries run out fails its run and
+// opens an escalation instead of stranding the case.
+func TestExhaustedRetriesFailRunAndEscalate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, feeQuote(100))
+	h.analyzer.err = errors.New("analyzer down")
+	hs := h.handlers("direct")
+	hs.Step.SkipDispatch = true
+	caseID := h.newCase(workflow.AutopilotSupervised, "")
+	run := h.deliver(caseID, "fee", true)
+	if err := hs.Step.ProcessTask(context.Background(), stepTask(t, run.ID, 0)); err != nil {
+		t.Fatal(err)
+	}
+	h.startWorker("w", h.handlers("w"))
+	if _, err := h.client.Enqueue(stepTask(t, run.ID, 1), asynq.Queue(h.queues.Agent), asynq.MaxRetry(0)); err != nil {
+		t.Fatal(err)
+	}
+	failed := h.waitRun(run.ID, workflow.RunFailed)
+	if !strings.Contains(failed.Error, "analyzer down") {
+		t.Fatalf("run error %q", failed.Error)
+	}
+	if n := h.db.Int(t, `SELECT count(*) FROM escalations WHERE case_id=$1 AND status='open'`, caseID); n != 1 {
+		t.Fatalf("open escalations = %d, want 1", n)
+	}
+	if node := h.db.String(t, `SELECT node FROM run_steps WHERE run_id=$1 AND outcome='error'`, run.ID); node != workflow.NodeClassifyInbound {
+		t.Fatalf("failed step node %q", node)
 	}
 }

@@ -240,3 +240,32 @@ func (s *Store) PendingEmailSends(ctx context.Context, before time.Time, limit i
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[EmailSendRow])
 	return out, translate(err)
 }
+
+// FailRun marks a run failed at checkpoint seq after its retries ran out,
+// records the error as a step and opens an escalation so a human sees the
+// case. It returns workflow.ErrStaleCheckpoint when the run moved on.
+func (s *Store) FailRun(ctx context.Context, runID int64, seq int, node, reason, workerID string) error {
+	_, err := s.InTx(ctx, func(tx *Tx) error {
+		var caseID int64
+		var next string
+		err := tx.tx.QueryRow(ctx, `UPDATE runs SET status = 'failed', error = $3, step_seq = step_seq + 1,
+			updated_at = now(), finished_at = now() WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running')
+			RETURNING case_id, next_node`, runID, seq, reason).Scan(&caseID, &next)
+		if node == "" {
+			node = next
+		}
+		if err == pgx.ErrNoRows {
+			return workflow.ErrStaleCheckpoint
+		}
+		if err != nil {
+			return translate(err)
+		}
+		now := time.Now().UTC()
+		if _, err := tx.tx.Exec(ctx, `INSERT INTO run_steps (run_id, seq, node, outcome, error, worker_id, started_at, finished_at)
+			VALUES ($1,$2,$3,'error',$4,$5,$6,$6)`, runID, seq, node, reason, workerID, now); err != nil {
+			return translate(err)
+		}
+		return tx.OpenEscalation(ctx, fmt.Sprintf("run-failed:%d", runID), caseID, runID, "run failed after retries: "+reason)
+	})
+	return err
+}
