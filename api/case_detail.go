@@ -1,0 +1,146 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/foiaflow/foiaflow/mail"
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// caseView is a case with its reply address and due summary.
+type caseView struct {
+	workflow.CaseRecord
+	ReplyAddress string  `json:"reply_address"` // requests+<token>@MAIL_DOMAIN
+	Due          dueInfo `json:"due"`
+}
+
+// dueInfo summarises the statutory clock of a case (DESIGN.md "Clock").
+type dueInfo struct {
+	DueAt          *time.Time `json:"due_at"`
+	NextFollowupAt *time.Time `json:"next_followup_at"`
+	FollowupCount  int        `json:"followup_count"`
+	Tolled         bool       `json:"tolled"`      // the clock is stopped: we owe a fee or a clarification
+	TolledDays     int        `json:"tolled_days"` // days tolled so far
+	Overdue        bool       `json:"overdue"`     // due date passed while open
+	// DaysRemaining is whole days until the due date (negative when
+	// overdue); null without a due date.
+	DaysRemaining *int `json:"days_remaining"`
+}
+
+// caseDetailBody is the answer of GET /v1/cases/{id}.
+type caseDetailBody struct {
+	Case      caseView          `json:"case"`
+	Messages  []store.Message   `json:"messages"`
+	Analyses  []json.RawMessage `json:"analyses"`
+	Proposals []store.Proposal  `json:"proposals"` // newest first, each with all versions
+}
+
+// caseDetail loads everything GET /v1/cases/{id} shows; 404 case_not_found.
+func (s *Server) caseDetail(r *http.Request, caseID int64) (caseDetailBody, error) {
+	ctx := r.Context()
+	c, err := s.st.LoadCase(ctx, caseID)
+	if errors.Is(err, store.ErrNotFound) {
+		return caseDetailBody{}, errCaseNotFound
+	}
+	if err != nil {
+		return caseDetailBody{}, fmt.Errorf("case detail: %w", err)
+	}
+	out := caseDetailBody{Case: s.viewOf(c), Messages: []store.Message{}, Analyses: []json.RawMessage{}}
+	msgs, err := s.st.MessagesOfCase(ctx, caseID)
+	if err != nil {
+		return out, fmt.Errorf("case detail: %w", err)
+	}
+	out.Messages = append(out.Messages, msgs...)
+	an, err := s.st.AnalysesOfCase(ctx, caseID)
+	if err != nil {
+		return out, fmt.Errorf("case detail: %w", err)
+	}
+	out.Analyses = append(out.Analyses, an...)
+	if out.Proposals, err = s.st.ProposalsPage(ctx, store.ProposalFilter{CaseID: caseID, Limit: 500}); err != nil {
+		return out, fmt.Errorf("case detail: %w", err)
+	}
+	versions, err := s.st.VersionsOfCase(ctx, caseID)
+	if err != nil {
+		return out, fmt.Errorf("case detail: %w", err)
+	}
+	for i := range out.Proposals {
+		out.Proposals[i].Versions = versions[out.Proposals[i].ID]
+	}
+	return out, nil
+}
+
+// viewOf adds the reply address and the due summary.
+func (s *Server) viewOf(c workflow.CaseRecord) caseView {
+	d := dueInfo{DueAt: c.DueAt, NextFollowupAt: c.NextFollowupAt, FollowupCount: c.FollowupCount,
+		Tolled: c.TolledSince != nil, TolledDays: c.TolledDays}
+	if c.DueAt != nil {
+		days := int(math.Floor(c.DueAt.Sub(s.now()).Hours() / 24))
+		d.DaysRemaining = &days
+		d.Overdue = s.now().After(*c.DueAt) && !workflow.CaseClosed(c.Status)
+	}
+	return caseView{CaseRecord: c, ReplyAddress: mail.ReplyAddress(c.ReplyToken, s.cfg.MailDomain), Due: d}
+}
+
+// getCase: GET /v1/cases/{id}.
+func (s *Server) getCase(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.caseDetail(r, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// patchCaseRequest is the body of PATCH /v1/cases/{id}; absent fields are
+// left unchanged.
+type patchCaseRequest struct {
+	AutopilotMode *string `json:"autopilot_mode"` // AUTO | SUPERVISED | MANUAL
+	Paused        *bool   `json:"paused"`         // a paused case is worked as MANUAL
+}
+
+// patchCase: PATCH /v1/cases/{id} → 200 with the updated case detail.
+func (s *Server) patchCase(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req patchCaseRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.AutopilotMode == nil && req.Paused == nil {
+		return apiErr(http.StatusBadRequest, "empty_patch", "set autopilot_mode and/or paused")
+	}
+	if req.AutopilotMode != nil && !workflow.AutopilotMode(*req.AutopilotMode).Valid() {
+		return invalid("autopilot_mode must be AUTO, SUPERVISED or MANUAL")
+	}
+	ctx := r.Context()
+	_, err = s.st.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateCaseSettings(ctx, id, req.AutopilotMode, req.Paused); err != nil {
+			return err
+		}
+		return tx.LogActivity(ctx, id, 0, "settings_changed", principalFrom(ctx).Name, req)
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return errCaseNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("patch case %d: %w", id, err)
+	}
+	d, err := s.caseDetail(r, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}

@@ -1,0 +1,245 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Limits of a decision body (I8).
+const (
+	maxIdempotencyKey = 200
+	maxInstruction    = 4000
+	maxEditedSubject  = 500
+	maxEditedText     = 200_000
+)
+
+// decisionRequest is the body of POST /v1/cases/{caseId}/proposals/{proposalId}/{action}.
+type decisionRequest struct {
+	// Version is the proposal version the reviewer saw (I7); it must be the
+	// current one.
+	Version     int    `json:"version"`
+	Instruction string `json:"instruction,omitempty"` // ADJUST: what to change (required)
+	Subject     string `json:"subject,omitempty"`     // EDIT: new subject (optional, default unchanged)
+	BodyText    string `json:"body_text,omitempty"`   // EDIT: the exact text to send (required)
+}
+
+// decisionAccepted is the 202 answer; a replay under the same
+// Idempotency-Key returns the same body.
+type decisionAccepted struct {
+	DecisionID int64  `json:"decision_id"`
+	TaskID     string `json:"task_id"` // asynq TaskID of the agent:resume task
+}
+
+// decisionActions maps the path's {action} to decisions.action.
+var decisionActions = map[string]string{
+	"approve": workflow.DecisionApprove, "edit": workflow.DecisionEdit, "adjust": workflow.DecisionAdjust,
+	"dismiss": workflow.DecisionDismiss, "withdraw": workflow.DecisionWithdraw,
+}
+
+// decide: POST /v1/cases/{caseId}/proposals/{proposalId}/{action} (seed
+// 000 §6.1) with header Idempotency-Key. Everything is validated before
+// anything is enqueued (I7): the decision row, the agent:resume outbox row
+// and the task id commit in one transaction, then the task is dispatched.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
+	action, ok := decisionActions[r.PathValue("action")]
+	if !ok {
+		return apiErr(http.StatusNotFound, "unknown_action", "action must be approve, edit, adjust, dismiss or withdraw")
+	}
+	caseID, err := pathID(r, "caseId")
+	if err != nil {
+		return err
+	}
+	proposalID, err := pathID(r, "proposalId")
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var req decisionRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(action); err != nil {
+		return err
+	}
+	hash := requestHash(action, proposalID, req)
+	ctx := r.Context()
+	if ans, err := s.replay(r, caseID, key, hash); ans != nil || err != nil {
+		return s.answer(w, ans, err)
+	}
+	if err := s.checkRate(r, caseID); err != nil {
+		return err
+	}
+	if err := s.checkProposal(r, caseID, proposalID, action, req.Version); err != nil {
+		return err
+	}
+	d := store.Decision{CaseID: caseID, ProposalID: proposalID, Version: req.Version, Action: action,
+		Instruction: req.Instruction, EditedSubject: req.Subject, EditedText: req.BodyText,
+		Actor: principalFrom(ctx).Name, IdempotencyKey: key, RequestHash: hash}
+	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if d, err = tx.InsertDecision(ctx, d); err != nil {
+			return err
+		}
+		if d.TaskID, err = jobs.QueueResume(ctx, tx, s.queues, d.ID); err != nil {
+			return err
+		}
+		if err := tx.SetDecisionTask(ctx, d.ID, d.TaskID); err != nil {
+			return err
+		}
+		return tx.LogActivity(ctx, caseID, 0, "decision_recorded", d.Actor,
+			map[string]any{"decision_id": d.ID, "action": action, "proposal_id": proposalID, "version": req.Version})
+	})
+	if errors.Is(err, store.ErrConflict) {
+		// Lost a race: either the same request under the same key (answer
+		// as the winner did) or another decision on this version (409).
+		if ans, rerr := s.replay(r, caseID, key, hash); ans != nil || rerr != nil {
+			return s.answer(w, ans, rerr)
+		}
+		return apiErr(http.StatusConflict, "decision_conflict",
+			"another decision on proposal %d version %d was recorded first", proposalID, req.Version)
+	}
+	if err != nil {
+		return fmt.Errorf("record decision: %w", err)
+	}
+	s.dispatchAfterCommit(ctx, rows)
+	writeJSON(w, http.StatusAccepted, decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID})
+	return nil
+}
+
+// validate checks the fields an action needs and rejects the ones it does
+// not take; 400 invalid_version, instruction_required, body_text_required,
+// invalid_field.
+func (req *decisionRequest) validate(action string) error {
+	if req.Version <= 0 {
+		return apiErr(http.StatusBadRequest, "invalid_version", "version (the proposal version you reviewed) is required")
+	}
+	req.Instruction = strings.TrimSpace(req.Instruction)
+	switch {
+	case len(req.Instruction) > maxInstruction:
+		return invalid("instruction is longer than %d characters", maxInstruction)
+	case len(req.Subject) > maxEditedSubject:
+		return invalid("subject is longer than %d characters", maxEditedSubject)
+	case len(req.BodyText) > maxEditedText:
+		return invalid("body_text is longer than %d characters", maxEditedText)
+	case action == workflow.DecisionAdjust && req.Instruction == "":
+		return apiErr(http.StatusBadRequest, "instruction_required", "adjust needs an instruction")
+	case action == workflow.DecisionEdit && strings.TrimSpace(req.BodyText) == "":
+		return apiErr(http.StatusBadRequest, "body_text_required", "edit needs body_text")
+	case action != workflow.DecisionAdjust && req.Instruction != "":
+		return invalid("instruction is only taken by adjust")
+	case action != workflow.DecisionEdit && (req.Subject != "" || req.BodyText != ""):
+		return invalid("subject and body_text are only taken by edit")
+	}
+	return nil
+}
+
+// idempotencyKey reads the required Idempotency-Key header (1–200 visible
+// ASCII characters).
+func idempotencyKey(r *http.Request) (string, error) {
+	k := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if k == "" {
+		return "", apiErr(http.StatusBadRequest, "missing_idempotency_key", "the Idempotency-Key header is required")
+	}
+	if len(k) > maxIdempotencyKey || strings.IndexFunc(k, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+		return "", apiErr(http.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key must be 1–%d visible ASCII characters", maxIdempotencyKey)
+	}
+	return k, nil
+}
+
+// requestHash identifies a decision request: action, proposal and body.
+func requestHash(action string, proposalID int64, req decisionRequest) string {
+	b, _ := json.Marshal(req)
+	sum := sha256.Sum256([]byte(action + "\n" + strconv.FormatInt(proposalID, 10) + "\n" + string(b)))
+	return hex.EncodeToString(sum[:])
+}
+
+// replay returns the first answer when key was used on this case before
+// with the same request, 422 idempotency_key_reused when with another
+// request, and (nil, nil) when the key is new.
+func (s *Server) replay(r *http.Request, caseID int64, key, hash string) (*decisionAccepted, error) {
+	d, err := s.st.DecisionByIdempotencyKey(r.Context(), caseID, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idempotency lookup: %w", err)
+	}
+	if d.RequestHash != hash {
+		return nil, apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused",
+			"Idempotency-Key %q was used for a different request", key)
+	}
+	return &decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID}, nil
+}
+
+// answer writes a replayed 202 (marked Idempotent-Replayed: true) or
+// returns err.
+func (s *Server) answer(w http.ResponseWriter, ans *decisionAccepted, err error) error {
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeJSON(w, http.StatusAccepted, ans)
+	return nil
+}
+
+// checkProposal validates the decision against the stored proposal: it
+// exists (404 proposal_not_found), belongs to the case (404 case_not_found
+// or proposal_not_in_case), awaits approval (409 proposal_not_pending), the
+// version is the current one (409 stale_version) and an ADJUST stays within
+// MAX_ADJUSTMENTS (422 adjustment_limit).
+func (s *Server) checkProposal(r *http.Request, caseID, proposalID int64, action string, version int) error {
+	ctx := r.Context()
+	p, err := s.st.GetProposal(ctx, proposalID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("check proposal: %w", err)
+	}
+	if err != nil || p.CaseID != caseID {
+		if _, cerr := s.st.LoadCase(ctx, caseID); errors.Is(cerr, store.ErrNotFound) {
+			return errCaseNotFound
+		} else if cerr != nil {
+			return fmt.Errorf("check proposal: %w", cerr)
+		}
+		if err != nil {
+			return errProposalNotFound(proposalID)
+		}
+		return apiErr(http.StatusNotFound, "proposal_not_in_case", "proposal %d does not belong to case %d", proposalID, caseID)
+	}
+	switch {
+	case p.Status != workflow.ProposalPending:
+		return apiErr(http.StatusConflict, "proposal_not_pending", "proposal %d is %s, not %s", proposalID, p.Status, workflow.ProposalPending)
+	case version != p.CurrentVersion:
+		return apiErr(http.StatusConflict, "stale_version", "proposal %d is at version %d; you reviewed version %d", proposalID, p.CurrentVersion, version)
+	case action == workflow.DecisionAdjust && p.AdjustmentCount >= s.cfg.MaxAdjustments:
+		return apiErr(http.StatusUnprocessableEntity, "adjustment_limit", "proposal %d was adjusted %d times (limit %d): approve, edit or dismiss it",
+			proposalID, p.AdjustmentCount, s.cfg.MaxAdjustments)
+	}
+	return nil
+}
+
+// checkRate enforces DECISIONS_PER_CASE_PER_MINUTE over recorded decisions
+// (shared by every API process); 429 rate_limited with Retry-After.
+func (s *Server) checkRate(r *http.Request, caseID int64) error {
+	n, err := s.st.RecentDecisionCount(r.Context(), caseID, s.now().Add(-time.Minute))
+	if err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	if n >= s.cfg.DecisionsPerMinute {
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+			Message: fmt.Sprintf("case %d had %d decisions in the last minute (limit %d)", caseID, n, s.cfg.DecisionsPerMinute)}
+	}
+	return nil
+}

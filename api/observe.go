@@ -1,0 +1,82 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// requestInfo is filled in while a request is served and read by observe
+// afterwards (the route wrapper runs on a derived request).
+type requestInfo struct {
+	actor   string
+	errCode string
+}
+
+type requestInfoKey struct{}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	i, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return i
+}
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe logs every request (zap) and records the HTTP metrics, labelled by
+// the matched route pattern (r.Pattern, set by the mux) rather than the
+// path, so ids do not explode label cardinality.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.now()
+		info := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		elapsed := s.now().Sub(start)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		s.http.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		s.http.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+		fields := []zap.Field{zap.String("method", r.Method), zap.String("route", route), zap.String("path", r.URL.Path),
+			zap.Int("status", sw.status), zap.Int64("bytes", sw.bytes), zap.Duration("duration", elapsed.Round(time.Microsecond))}
+		if info.actor != "" {
+			fields = append(fields, zap.String("actor", info.actor))
+		}
+		if info.errCode != "" {
+			fields = append(fields, zap.String("error_code", info.errCode))
+		}
+		s.log.Info("http request", fields...)
+	})
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// listOrphans: GET /v1/orphans?limit= → inbound messages that matched no
+// case, oldest first.
+func (s *Server) listOrphans(w http.ResponseWriter, r *http.Request) error {
+	limit, err := queryInt(r, "limit", 100, 500)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		limit = 100
+	}
+	ms, err := s.st.Orphans(r.Context(), int(limit))
+	if err != nil {
+		return fmt.Errorf("list orphans: %w", err)
+	}
+	if ms == nil {
+		ms = []store.Message{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"orphans": ms})
+	return nil
+}
+
+// assignOrphanRequest is the body of POST /v1/orphans/{id}/assign.
+type assignOrphanRequest struct {
+	CaseID int64 `json:"case_id"`
+}
+
+// assignResult is the answer of POST /v1/orphans/{id}/assign.
+type assignResult struct {
+	MessageID int64 `json:"message_id"`
+	CaseID    int64 `json:"case_id"`
+	RunID     int64 `json:"run_id"`
+}
+
+// assignOrphan: POST /v1/orphans/{id}/assign {case_id} → 202. Attaching the
+// message (match_method manual), superseding the case's pending proposals
+// and creating the agency_reply run commit together. 404 case_not_found,
+// 404 orphan_not_found (unknown or already assigned).
+func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
+	msgID, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req assignOrphanRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.CaseID <= 0 {
+		return invalid("case_id is required")
+	}
+	ctx := r.Context()
+	if _, err := s.st.LoadCase(ctx, req.CaseID); errors.Is(err, store.ErrNotFound) {
+		return errCaseNotFound
+	} else if err != nil {
+		return fmt.Errorf("assign orphan: %w", err)
+	}
+	var runID int64
+	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.AssignOrphan(ctx, msgID, req.CaseID); err != nil {
+			return err
+		}
+		if _, err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
+			return err
+		}
+		run, _, err := jobs.StartRun(ctx, tx, s.queues, store.NewRun{CaseID: req.CaseID, Trigger: workflow.TriggerAgencyReply,
+			TriggerKey: fmt.Sprintf("reply:%d", msgID), TriggerMessageID: &msgID})
+		if err != nil {
+			return err
+		}
+		runID = run.ID
+		return tx.LogActivity(ctx, req.CaseID, run.ID, "orphan_assigned", principalFrom(ctx).Name, map[string]any{"message_id": msgID})
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return apiErr(http.StatusNotFound, "orphan_not_found", "message %d is not an unassigned orphan", msgID)
+	}
+	if err != nil {
+		return fmt.Errorf("assign orphan %d: %w", msgID, err)
+	}
+	s.dispatchAfterCommit(ctx, rows)
+	writeJSON(w, http.StatusAccepted, assignResult{MessageID: msgID, CaseID: req.CaseID, RunID: runID})
+	return nil
+}

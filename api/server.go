@@ -1,0 +1,159 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/hibiken/asynqmon"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/store"
+)
+
+// Config is the API's share of the process configuration (app.Config).
+type Config struct {
+	// BootstrapAdminKey, when set, is accepted as an admin key named
+	// "bootstrap-admin" without a database row (dev; API_BOOTSTRAP_ADMIN_KEY).
+	BootstrapAdminKey string
+	// InboundRawSecret signs the raw-MIME webhook (INBOUND_RAW_SECRET);
+	// empty rejects every raw delivery.
+	InboundRawSecret string
+	// MailgunSigningKey verifies Mailgun's inbound form (MAILGUN_SIGNING_KEY);
+	// empty rejects every Mailgun delivery.
+	MailgunSigningKey string
+	// InboundMaxBytes bounds an inbound webhook body (INBOUND_MAX_BYTES).
+	InboundMaxBytes int64
+	// ReplayWindow is how far a webhook timestamp may be from now
+	// (WEBHOOK_REPLAY_WINDOW).
+	ReplayWindow time.Duration
+	// DecisionsPerMinute is the per-case decision rate limit
+	// (DECISIONS_PER_CASE_PER_MINUTE).
+	DecisionsPerMinute int
+	// MailDomain is the domain of per-case reply addresses (MAIL_DOMAIN).
+	MailDomain string
+	// MaxAdjustments caps ADJUST decisions per proposal (MAX_ADJUSTMENTS).
+	MaxAdjustments int
+}
+
+// Deps are the API's collaborators, built in cmd/.
+type Deps struct {
+	Store    *store.Store
+	Queues   jobs.Queues
+	Dispatch *jobs.Dispatcher
+	Redis    asynq.RedisClientOpt
+	Log      *zap.Logger
+	// Now is the clock (UTC); nil means time.Now.
+	Now func() time.Time
+}
+
+// Server serves the API. Build it with New and release it with Close.
+type Server struct {
+	cfg       Config
+	st        *store.Store
+	queues    jobs.Queues
+	dispatch  *jobs.Dispatcher
+	log       *zap.Logger
+	now       func() time.Time
+	redis     redis.UniversalClient
+	inspector *asynq.Inspector
+	monitor   *asynqmon.HTTPHandler
+	registry  *prometheus.Registry
+	http      *httpMetrics
+	mux       *http.ServeMux
+	handler   http.Handler
+}
+
+// New builds the server and its routes. It opens Redis clients (readiness,
+// queue metrics, asynqmon) that Close releases.
+func New(cfg Config, d Deps) (*Server, error) {
+	if d.Store == nil || d.Dispatch == nil || d.Log == nil {
+		return nil, errors.New("api: Store, Dispatch and Log are required")
+	}
+	if cfg.DecisionsPerMinute <= 0 || cfg.InboundMaxBytes <= 0 || cfg.MailDomain == "" {
+		return nil, fmt.Errorf("api: DecisionsPerMinute, InboundMaxBytes and MailDomain are required: %+v", cfg)
+	}
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	rc, ok := d.Redis.MakeRedisClient().(redis.UniversalClient)
+	if !ok {
+		return nil, errors.New("api: unsupported redis client")
+	}
+	s := &Server{cfg: cfg, st: d.Store, queues: d.Queues, dispatch: d.Dispatch, log: d.Log, now: now, redis: rc,
+		inspector: asynq.NewInspector(d.Redis),
+		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
+		registry:  prometheus.NewRegistry(), mux: http.NewServeMux()}
+	if err := s.registerMetrics(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, s.wrap(rt))
+	}
+	s.handler = s.observe(http.HandlerFunc(s.serveMux))
+	return s, nil
+}
+
+// Handler is the root handler: routing, auth, request logs and metrics.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close releases the Redis clients.
+func (s *Server) Close() {
+	_ = s.monitor.Close()
+	_ = s.inspector.Close()
+	_ = s.redis.Close()
+}
+
+// serveMux routes r; a request no route matches gets the JSON error shape
+// with the mux's status (404, or 405 with its Allow header).
+func (s *Server) serveMux(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	cw := &discardWriter{header: w.Header()}
+	s.mux.ServeHTTP(cw, r)
+	switch cw.status {
+	case http.StatusMethodNotAllowed:
+		writeError(w, apiErr(cw.status, "method_not_allowed", "%s is not allowed on %s", r.Method, r.URL.Path))
+	case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		w.WriteHeader(cw.status)
+	default:
+		writeError(w, apiErr(http.StatusNotFound, "route_not_found", "no route for %s %s", r.Method, r.URL.Path))
+	}
+}
+
+// discardWriter captures the status the mux's own 404/405 handlers write.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (d *discardWriter) Header() http.Header { return d.header }
+func (d *discardWriter) WriteHeader(code int) {
+	if d.status == 0 {
+		d.status = code
+	}
+}
+func (d *discardWriter) Write(b []byte) (int, error) {
+	if d.status == 0 {
+		d.status = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// writeError writes e in the one error shape.
+func writeError(w http.ResponseWriter, e *Error) {
+	w.Header().Del("Content-Length")
+	if e.Status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "60")
+	}
+	writeJSON(w, e.Status, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
+}
