@@ -56,4 +56,12 @@ if ! redis_up; then
   fi
   wait_for redis redis_up
 fi
+# The default DATABASE_URL names database "foiaflow"; create it on a local
+# trust-auth server when it is missing (CREATE DATABASE has no IF NOT EXISTS).
+if command -v psql >/dev/null 2>&1; then
+  if ! psql -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='foiaflow'" 2>/dev/null | grep -q 1; then
+    psql -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -qc "CREATE DATABASE foiaflow" 2>/dev/null \
+      && echo "services: created database foiaflow" || true
+  fi
+fi
 echo "services: postgres $PG_HOST:$PG_PORT and redis $REDIS_ADDR are up"
