@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -288,3 +289,7 @@ func mustRequest(t *testing.T, method, path string) *http.Request {
 	t.Helper()
 	return httptest.NewRequest(method, path, nil)
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func sourceFile(name string) ([]byte, error) { return os.ReadFile(name) }
