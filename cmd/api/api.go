@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/foiaflow/foiaflow/api"
+	"github.com/foiaflow/foiaflow/cmd/internal/app"
+)
+
+// shutdownTimeout is how long in-flight requests may finish after a signal.
+const shutdownTimeout = 15 * time.Second
+
+// API is the api process: the HTTP server over api.Server, listening on
+// API_ADDR from construction (so Addr is known before Run).
+type API struct {
+	App    *app.App
+	Server *api.Server
+	HTTP   *http.Server
+	ln     net.Listener
+}
+
+// NewAPI wires the API from an opened App and binds API_ADDR.
+func NewAPI(a *app.App) (*API, error) {
+	c := a.Config
+	srv, err := api.New(api.Config{BootstrapAdminKey: c.BootstrapAdminKey, InboundRawSecret: c.InboundRawSecret,
+		MailgunSigningKey: c.MailgunSigningKey, InboundMaxBytes: c.InboundMaxBytes, ReplayWindow: c.WebhookReplayWindow,
+		DecisionsPerMinute: c.DecisionsPerMinute, MailDomain: c.MailDomain, MaxAdjustments: c.MaxAdjustments},
+		api.Deps{Store: a.Store, Queues: a.Queues, Dispatch: a.Dispatch, Redis: a.Redis, Log: a.Log.Named("api")})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", c.APIAddr)
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("listen %s: %w", c.APIAddr, err)
+	}
+	if c.InboundRawSecret == "" && c.MailgunSigningKey == "" {
+		a.Log.Warn("neither INBOUND_RAW_SECRET nor MAILGUN_SIGNING_KEY is set: every inbound email will be rejected")
+	}
+	if c.BootstrapAdminKey == "" {
+		a.Log.Info("no API_BOOTSTRAP_ADMIN_KEY: only API keys stored in Postgres are accepted")
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: zap.NewStdLog(a.Log.Named("http"))}
+	return &API{App: a, Server: srv, HTTP: hs, ln: ln}, nil
+}
+
+// Addr is the bound address (useful with API_ADDR=127.0.0.1:0).
+func (m *API) Addr() string { return m.ln.Addr().String() }
+
+// Run serves until ctx ends, then shuts down gracefully: no new
+// connections, in-flight requests get shutdownTimeout to finish.
+func (m *API) Run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- m.HTTP.Serve(m.ln) }()
+	m.App.Log.Info("api listening", zap.String("addr", m.Addr()))
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	m.App.Log.Info("api shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := m.HTTP.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close releases the server's Redis clients and the App.
+func (m *API) Close() {
+	m.Server.Close()
+	_ = m.ln.Close()
+	m.App.Close()
+}
