@@ -97,3 +97,14 @@ func TestUnknownRouteAndMethodAreJSON(t *testing.T) {
 		t.Fatal("405 without Allow")
 	}
 }
+
+func TestRequestIDIsEchoed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if id := e.req("GET", "/healthz", "", nil, "X-Request-ID", "abc-123").Header.Get("X-Request-ID"); id != "abc-123" {
+		t.Fatalf("echoed %q", id)
+	}
+	if id := e.req("GET", "/healthz", "", nil).Header.Get("X-Request-ID"); len(id) != 16 {
+		t.Fatalf("generated %q", id)
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // Error is an API error: an HTTP status and a stable machine-readable code
-// (the table in README/openapi.json lists them), plus a human message.
+// (openapi.json lists them per route), plus a human message.
 type Error struct {
 	Status  int
 	Code    string

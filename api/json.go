@@ -73,8 +73,8 @@ func queryInt(r *http.Request, name string, def, max int64) (int64, error) {
 	return n, nil
 }
 
-// page is the pagination envelope field: the cursor of the next page
-// (pass it as ?before=), or null on the last page.
+// nextCursor is the next_cursor of a page of n rows asked with limit: the
+// last id (pass it as ?before=), or nil when this was the last page.
 func nextCursor(n, limit int, lastID int64) *string {
 	if n < limit || n == 0 {
 		return nil
