@@ -21,8 +21,8 @@ var (
 
 // extractTracking returns the agency's tracking number for the request, or
 // "". It ignores MuckRock mail codes ("DEPT MR 36565"), years and phone-like
-// digit runs.
-func extractTracking(body string) string {
+// digit runs. bix indexes asciiLower(body).
+func extractTracking(body string, bix *bigramIndex) string {
 	best := ""
 	bestAt := len(body) + 1
 	for _, m := range trackingFormRe.FindAllStringSubmatchIndex(body, -1) {
@@ -30,7 +30,7 @@ func extractTracking(body string) string {
 			best, bestAt = body[m[2]:m[3]], m[0]
 		}
 	}
-	for _, m := range submatches(trackingLabeledRe, asciiLower(body), 64) {
+	for _, m := range submatchesIn(trackingLabeledRe, bix, 64) {
 		if m[2] < 0 {
 			continue
 		}
@@ -86,9 +86,9 @@ type foundDate struct {
 	start int
 }
 
-func findDates(s string) []foundDate {
+// findDates lists the dates written in s; ix indexes asciiLower(s).
+func findDates(s string, ix *bigramIndex) []foundDate {
 	var out []foundDate
-	lower := asciiLower(s)
 	add := func(y, mo, d int, at int) {
 		if y < 100 {
 			y += 2000
@@ -102,13 +102,13 @@ func findDates(s string) []foundDate {
 		}
 		out = append(out, foundDate{t, at})
 	}
-	for _, m := range submatches(dateMDY, lower, 64) {
+	for _, m := range submatchesIn(dateMDY, ix, 64) {
 		mon := monthIndex[strings.ToLower(s[m[2]:m[3]])[:3]]
 		d, _ := strconv.Atoi(s[m[4]:m[5]])
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range submatches(dateDMY, lower, 64) {
+	for _, m := range submatchesIn(dateDMY, ix, 64) {
 		d, _ := strconv.Atoi(s[m[2]:m[3]])
 		mon := monthIndex[strings.ToLower(s[m[4]:m[5]])[:3]]
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
@@ -136,9 +136,9 @@ func findDates(s string) []foundDate {
 // date introduced by a deadline cue ("by", "on or before", "estimated
 // completion date"), not in the past relative to received (when known); else
 // received plus a stated duration ("an additional fourteen (14) days").
-func extractDeadline(body string, received time.Time) (*time.Time, string) {
+func extractDeadline(body string, received time.Time, bix *bigramIndex) (*time.Time, string) {
 	var best *foundDate
-	for _, d := range findDates(body) {
+	for _, d := range findDates(body, bix) {
 		pre := body[max(0, d.start-60):d.start]
 		if pastDateCue.MatchString(pre) || !deadlineCue.MatchString(pre) {
 			continue
@@ -296,11 +296,12 @@ var (
 )
 
 // extractExemptions lists the legal citations the agency relied on to
-// withhold or redact, deduplicated, at most 12.
-func extractExemptions(body, lower string) []string {
+// withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
+// body.
+func extractExemptions(body string, lix *bigramIndex) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range exemptionRe.findAll(lower, 200) {
+	for _, m := range exemptionRe.findAllIn(lix, 200) {
 		cite := strings.Join(strings.Fields(strings.TrimRight(body[m[0]:m[1]], ".-:")), " ")
 		own := sentenceAround(body, m[0], m[1])
 		ctx := body[max(0, m[0]-250):min(len(body), m[1]+60)]
@@ -374,12 +375,13 @@ var constraintRules = []struct {
 }
 
 // extractConstraints returns the constraints evidenced in body, in the
-// stable order of workflow.AllConstraints, plus the reasons.
-func extractConstraints(lower string, class workflow.Class, fee *int64) ([]workflow.Constraint, []string) {
+// stable order of workflow.AllConstraints, plus the reasons. lix indexes the
+// lower-cased body.
+func extractConstraints(lix *bigramIndex, class workflow.Class, fee *int64) ([]workflow.Constraint, []string) {
 	var out []workflow.Constraint
 	var why []string
 	for _, cr := range constraintRules {
-		m := cr.re.find(lower)
+		m := cr.re.findIn(lix)
 		switch {
 		case m != "":
 			out = append(out, cr.c)
@@ -403,15 +405,15 @@ var (
 	positiveRe = fre(`(?i)happy to|glad to|pleased to|thank you for your patience|we appreciate|good news|hope this helps|my pleasure|please let me know if you have any questions|have a (wonderful|great|nice) day`)
 )
 
-func sentimentOf(lower string, class workflow.Class) (workflow.Sentiment, string) {
-	if m := hostileRe.find(lower); m != "" {
+func sentimentOf(lix *bigramIndex, class workflow.Class) (workflow.Sentiment, string) {
+	if m := hostileRe.findIn(lix); m != "" {
 		return workflow.SentimentHostile, "tone hostile: \"" + m + "\""
 	}
-	neg := len(negativeRe.findAll(lower, 4))
+	neg := len(negativeRe.findAllIn(lix, 4))
 	if neg >= 2 || (neg >= 1 && (class == workflow.ClassDenial || class == workflow.ClassNoRecords)) {
 		return workflow.SentimentNegative, "tone negative (" + strconv.Itoa(neg) + " negative phrases)"
 	}
-	if positiveRe.match(lower) || class == workflow.ClassRecordsReady {
+	if positiveRe.matchIn(lix) || class == workflow.ClassRecordsReady {
 		return workflow.SentimentPositive, ""
 	}
 	return workflow.SentimentNeutral, ""

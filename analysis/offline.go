@@ -81,11 +81,15 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 		body = s + "\n" + body
 	}
 	lower := unwrapLines(asciiLower(body))
+	// Key indexes of the two lower-cased forms of the body every fastRe
+	// below searches: built once, shared by all patterns.
+	lix := newBigramIndex(lower)
+	bix := newBigramIndex(asciiLower(body))
 
 	fee := extractFee(body)
-	exemptions := extractExemptions(body, lower)
+	exemptions := extractExemptions(body, lix)
 	portalURL, portalVendor := extractPortal(body + "\n" + z.footer)
-	ev := scoreRules(lower, body)
+	ev := scoreRules(lix, body)
 	ev = append(ev, derivedEvidence(ev, fee, exemptions, portalURL, portalVendor, z)...)
 
 	scores := map[workflow.Class]float64{}
@@ -114,8 +118,8 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 	if fee.reason != "" {
 		a.Reasons = append(a.Reasons, fee.reason)
 	}
-	a.TrackingNumber = extractTracking(body)
-	if d, why := extractDeadline(body, reply.ReceivedAt); d != nil {
+	a.TrackingNumber = extractTracking(body, bix)
+	if d, why := extractDeadline(body, reply.ReceivedAt, bix); d != nil {
 		a.Deadline = d
 		a.Reasons = append(a.Reasons, why)
 	}
@@ -128,7 +132,7 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 	}
 	cls := top
 	var cWhy []string
-	a.ConstraintsToAdd, cWhy = extractConstraints(lower, cls, a.FeeCents)
+	a.ConstraintsToAdd, cWhy = extractConstraints(lix, cls, a.FeeCents)
 	a.Reasons = append(a.Reasons, cWhy...)
 	if a.Class == workflow.ClassWrongAgency {
 		a.ReferredAgency = extractReferredAgency(body)
@@ -139,7 +143,7 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 		a.Reasons = append(a.Reasons, why)
 	}
 	var sWhy string
-	a.Sentiment, sWhy = sentimentOf(lower, a.Class)
+	a.Sentiment, sWhy = sentimentOf(lix, a.Class)
 	if sWhy != "" {
 		a.Reasons = append(a.Reasons, sWhy)
 	}
@@ -193,10 +197,11 @@ var (
 // appealExempt rules are about appeal rights themselves.
 var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_missed": true, "denial.court_remedy": true, "denial.closed": true}
 
-// scoreRules runs the evidence table over the lower-cased body.
-func scoreRules(lower, body string) []evidence {
+// scoreRules runs the evidence table over the lower-cased body (ix indexes
+// it).
+func scoreRules(ix *bigramIndex, body string) []evidence {
 	var out []evidence
-	ix := newBigramIndex(lower)
+	lower := ix.text
 	for i := range rules {
 		ru := &rules[i]
 		locs := ru.fr.findAllIx(lower, ix, 8)

@@ -268,14 +268,17 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// spans returns the regions of lower worth searching (nil: none).
-func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
+// spans returns the regions of lower worth searching (nil: none). With an
+// index, overlapping occurrences of one key each open a window when overlap
+// is set (the rule table's historical behaviour) and are skipped otherwise
+// (the behaviour of a plain left-to-right scan).
+func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
 	if f.keys == nil {
 		return [][2]int{{0, len(lower)}}
 	}
 	if f.anchored {
 		for _, k := range f.keys {
-			if strings.Contains(lower, k) {
+			if ix != nil && ix.contains(k) || ix == nil && strings.Contains(lower, k) {
 				return [][2]int{{0, len(lower)}}
 			}
 		}
@@ -284,7 +287,11 @@ func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
 	var pos []int
 	for _, k := range f.keys {
 		if ix != nil {
+			n := len(pos)
 			pos = ix.positions(k, pos)
+			if !overlap {
+				pos = dropOverlapping(pos, n, len(k))
+			}
 			continue
 		}
 		for off := 0; ; {
@@ -318,23 +325,59 @@ func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
 	return out
 }
 
-// bigramIndex lists, for one text, the offsets of every byte pair, so many
-// rules can look up their literal keys without rescanning the text.
-type bigramIndex struct {
-	text string
-	at   map[uint16][]int32
+// dropOverlapping keeps, of the ascending occurrences pos[from:] of one key
+// of length n, those a left-to-right scan resuming after each hit finds.
+func dropOverlapping(pos []int, from, n int) []int {
+	out := pos[:from]
+	next := -1
+	for _, p := range pos[from:] {
+		if p >= next {
+			out = append(out, p)
+			next = p + n
+		}
+	}
+	return out
 }
 
+// bigramBuckets is the size of a bigramIndex's hash table.
+const bigramBuckets = 1024
+
+// bigramIndex lists, for one text, the offsets of every byte pair, so many
+// patterns can look up their literal keys without rescanning the text. The
+// offsets are grouped by a hash of the pair (a counting sort: one pass to
+// count, one to place), ascending within each group.
+type bigramIndex struct {
+	text  string
+	start [bigramBuckets + 1]int32 // group b is at[start[b]:start[b+1]]
+	at    []int32
+}
+
+func bigramHash(a, b byte) int { return (int(a)*131 + int(b)) & (bigramBuckets - 1) }
+
 func newBigramIndex(text string) *bigramIndex {
-	ix := &bigramIndex{text: text, at: make(map[uint16][]int32, 512)}
+	ix := &bigramIndex{text: text}
+	if len(text) < 2 {
+		return ix
+	}
 	for i := 0; i+1 < len(text); i++ {
-		k := uint16(text[i])<<8 | uint16(text[i+1])
-		ix.at[k] = append(ix.at[k], int32(i))
+		ix.start[bigramHash(text[i], text[i+1])+1]++
+	}
+	for b := 1; b <= bigramBuckets; b++ {
+		ix.start[b] += ix.start[b-1]
+	}
+	var fill [bigramBuckets]int32
+	copy(fill[:], ix.start[:bigramBuckets])
+	ix.at = make([]int32, len(text)-1)
+	for i := 0; i+1 < len(text); i++ {
+		h := bigramHash(text[i], text[i+1])
+		ix.at[fill[h]] = int32(i)
+		fill[h]++
 	}
 	return ix
 }
 
-// positions appends the offsets where key occurs.
+// positions appends the offsets where key occurs, ascending (overlapping
+// occurrences included).
 func (ix *bigramIndex) positions(key string, pos []int) []int {
 	if len(key) < 2 {
 		for off := 0; ; {
@@ -346,7 +389,8 @@ func (ix *bigramIndex) positions(key string, pos []int) []int {
 			off += i + 1
 		}
 	}
-	for _, p := range ix.at[uint16(key[0])<<8|uint16(key[1])] {
+	h := bigramHash(key[0], key[1])
+	for _, p := range ix.at[ix.start[h]:ix.start[h+1]] {
 		if strings.HasPrefix(ix.text[p:], key) {
 			pos = append(pos, int(p))
 		}
@@ -354,13 +398,38 @@ func (ix *bigramIndex) positions(key string, pos []int) []int {
 	return pos
 }
 
-// findAll returns up to n match index pairs in lower, in order.
-func (f fastRe) findAll(lower string, n int) [][]int {
-	return f.findAllIx(lower, nil, n)
+// contains reports whether key occurs in the indexed text.
+func (ix *bigramIndex) contains(key string) bool {
+	if len(key) < 2 {
+		return strings.Contains(ix.text, key)
+	}
+	h := bigramHash(key[0], key[1])
+	for _, p := range ix.at[ix.start[h]:ix.start[h+1]] {
+		if strings.HasPrefix(ix.text[p:], key) {
+			return true
+		}
+	}
+	return false
 }
 
-// findAllIx is findAll using a prebuilt index of lower (nil: scan).
+// findAll returns up to n match index pairs in lower, in order.
+func (f fastRe) findAll(lower string, n int) [][]int {
+	return f.findAllOpt(lower, nil, n, false)
+}
+
+// findAllIn is findAll(ix.text, n), looking keys up in the index instead
+// of scanning for each.
+func (f fastRe) findAllIn(ix *bigramIndex, n int) [][]int {
+	return f.findAllOpt(ix.text, ix, n, false)
+}
+
+// findAllIx is findAll using a prebuilt index of lower, where overlapping
+// occurrences of a key each open a window (the rule table's behaviour).
 func (f fastRe) findAllIx(lower string, ix *bigramIndex, n int) [][]int {
+	return f.findAllOpt(lower, ix, n, true)
+}
+
+func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [][]int {
 	var out [][]int
 	if f.atStart != nil {
 		var pos []int
@@ -394,7 +463,7 @@ func (f fastRe) findAllIx(lower string, ix *bigramIndex, n int) [][]int {
 		}
 		return out
 	}
-	for _, sp := range f.spans(lower, ix) {
+	for _, sp := range f.spans(lower, ix, overlap) {
 		for _, m := range f.re.FindAllStringIndex(lower[sp[0]:sp[1]], n) {
 			out = append(out, []int{m[0] + sp[0], m[1] + sp[0]})
 			if len(out) >= n {
@@ -434,11 +503,30 @@ func (f fastRe) findIndex(lower string) []int {
 	return nil
 }
 
+// findIn, matchIn and submatchesIn are find, match and submatches on an
+// indexed text.
+func (f fastRe) findIn(ix *bigramIndex) string {
+	if m := f.findAllIn(ix, 1); len(m) > 0 {
+		return ix.text[m[0][0]:m[0][1]]
+	}
+	return ""
+}
+
+func (f fastRe) matchIn(ix *bigramIndex) bool { return len(f.findAllIn(ix, 1)) > 0 }
+
+func submatchesIn(f fastRe, ix *bigramIndex, n int) [][]int {
+	return submatchesOf(f, ix.text, f.findAllIn(ix, n))
+}
+
 // submatches is FindAllStringSubmatchIndex restricted to fastRe's candidate
 // matches: it re-runs the full regexp on each match to get the groups.
 func submatches(f fastRe, lower string, n int) [][]int {
+	return submatchesOf(f, lower, f.findAll(lower, n))
+}
+
+func submatchesOf(f fastRe, lower string, ms [][]int) [][]int {
 	var out [][]int
-	for _, m := range f.findAll(lower, n) {
+	for _, m := range ms {
 		sm := f.re.FindStringSubmatchIndex(lower[m[0]:m[1]])
 		if sm == nil {
 			continue
