@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 CORPUS ?= dataset/corpus/agency-replies
-STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export FOIAFLOW_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
 
@@ -18,8 +18,10 @@ test: services ## vet + race tests against real Postgres and Redis
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-lint: ## go vet + staticcheck
+lint: ## go vet + staticcheck + offline checks of Dockerfile, docker-compose.yml, deploy/k8s
 	$(GO) vet ./...
+	cd deploy/healthcheck && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run $(STATICCHECK) ./...
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) ./...
 
 eval: ## classify CORPUS=dir of *.json replies and score the analyzer

@@ -1,0 +1,3 @@
+module github.com/foiaflow/foiaflow/deploy/healthcheck
+
+go 1.26.0
