@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/foiaflow/foiaflow/cmd/internal/fleet"
 	"github.com/foiaflow/foiaflow/dataset"
-	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
@@ -40,12 +38,6 @@ type demoCase struct {
 	gate     *workflow.GatePayload
 }
 
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 func run(ctx context.Context, o options) error {
 	if o.cases < 10 {
 		return errors.New("-cases must be at least 10")
@@ -55,47 +47,42 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	sink := filepath.Join(dir, "outbox")
-	for _, d := range []string{filepath.Join(dir, "logs"), filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
 	_ = os.RemoveAll(sink)
 	step("recreating database %s", o.dbName)
-	if err := recreateDB(ctx, o.adminURL, o.dbName); err != nil {
+	if err := fleet.RecreateDB(ctx, o.adminURL, o.dbName); err != nil {
 		return err
 	}
-	apiPort, err := freePort()
+	apiPort, err := fleet.FreePort()
 	if err != nil {
 		return err
 	}
-	key, secret := "demo-admin-"+randHex(8), randHex(16)
+	key, secret := "demo-admin-"+fleet.RandHex(8), fleet.RandHex(16)
 	dbURL := strings.Replace(o.adminURL, "/postgres?", "/"+o.dbName+"?", 1)
-	f := &fleet{dir: dir, env: append(os.Environ(),
-		"DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr, "QUEUE_PREFIX=demo-"+randHex(3)+"-",
+	f := &fleet.Fleet{Dir: dir, Env: append(os.Environ(),
+		"DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr, "QUEUE_PREFIX=demo-"+fleet.RandHex(3)+"-",
 		"API_ADDR=127.0.0.1:"+fmt.Sprint(apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN="+mailDomain, "MAIL_FROM=foiaflow demo <requests@"+mailDomain+">", "MAIL_SINK_DIR="+sink,
 		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline", "SMTP_HOST=",
 		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
 	step("building api, worker and scheduler")
-	if err := f.build(ctx); err != nil {
+	if err := f.Build(ctx); err != nil {
 		return err
 	}
 	step("migrating")
-	if err := f.run(ctx, "worker", "migrate"); err != nil {
+	if err := f.Run(ctx, "worker", "migrate"); err != nil {
 		return err
 	}
 	step("starting api (127.0.0.1:%d), worker and scheduler; logs in %s", apiPort, filepath.Join(dir, "logs"))
 	for _, name := range []string{"api", "worker", "scheduler"} {
-		if err := f.start(name); err != nil {
-			_ = f.stop()
+		if _, err := f.Start(name); err != nil {
+			_ = f.Stop()
 			return err
 		}
 	}
-	err = scenario(ctx, o, &client{base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), key: key, secret: []byte(secret),
-		http: &http.Client{Timeout: 10 * time.Second}}, sink)
+	err = scenario(ctx, o, &fleet.Client{Base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), Key: key, Secret: []byte(secret),
+		HTTP: &http.Client{Timeout: 10 * time.Second}}, sink)
 	step("stopping the fleet")
-	if serr := f.stop(); serr != nil && err == nil {
+	if serr := f.Stop(); serr != nil && err == nil {
 		err = serr
 	}
 	if err != nil {
@@ -107,10 +94,10 @@ func run(ctx context.Context, o options) error {
 
 func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
 
-func scenario(ctx context.Context, o options, c *client, sink string) error {
+func scenario(ctx context.Context, o options, c *fleet.Client, sink string) error {
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := waitReady(rctx, c.base+"/readyz"); err != nil {
+	if err := fleet.WaitReady(rctx, c.Base+"/readyz"); err != nil {
 		return err
 	}
 	replies, err := dataset.Corpus()
@@ -120,40 +107,24 @@ func scenario(ctx context.Context, o options, c *client, sink string) error {
 	cases := pick(replies, o.cases)
 	step("creating %d cases and posting their real agency replies as MIME", len(cases))
 	for i, dc := range cases {
-		var created struct {
-			Case struct {
-				CaseID       int64  `json:"case_id"`
-				ReplyAddress string `json:"reply_address"`
-			} `json:"case"`
-		}
-		agency := fmt.Sprintf("records%d@agency%d.example.gov", i, i)
-		sent := time.Now().Add(-25 * 24 * time.Hour).UTC()
-		err := c.do(ctx, http.MethodPost, "/v1/cases", map[string]any{
-			"agency_name": fmt.Sprintf("Demo Agency %d", i+1), "agency_email": agency, "jurisdiction": "US",
-			"subject": "Records request " + dc.reply.Name, "requested_records": []string{"the records described in the request"},
-			"autopilot_mode": "SUPERVISED", "sent_at": sent}, &created, nil)
+		subject := "Records request " + dc.reply.Name
+		k, err := c.CreateCase(ctx, i, subject)
 		if err != nil {
 			return err
 		}
-		dc.caseID, dc.address = created.Case.CaseID, created.Case.ReplyAddress
-		raw, err := mail.BuildMessage(mail.Outbound{From: agency, To: []string{dc.address},
-			Subject: "RE: Records request " + dc.reply.Name, Text: dc.reply.Text,
-			MessageID: fmt.Sprintf("<demo-%s-%s@agency%d.example.gov>", dc.reply.Name, randHex(4), i),
-			Headers:   map[string]string{"X-Corpus-Source": dc.reply.Source}, Date: time.Now().UTC()})
+		dc.caseID, dc.address = k.ID, k.ReplyAddress
+		raw, err := fleet.ReplyMIME(k, dc.reply, subject, "demo")
 		if err != nil {
 			return err
 		}
-		var in struct {
-			RunID *int64 `json:"run_id"`
-			Match string `json:"match"`
-		}
-		if err := c.postMIME(ctx, raw, &in); err != nil {
+		runID, match, err := c.PostReply(ctx, raw)
+		if err != nil {
 			return err
 		}
-		if in.RunID == nil {
-			return fmt.Errorf("reply %s matched %q and started no run", dc.reply.Name, in.Match)
+		if runID == 0 {
+			return fmt.Errorf("reply %s matched %q and started no run", dc.reply.Name, match)
 		}
-		dc.runID = *in.RunID
+		dc.runID = runID
 	}
 	step("waiting until every run parks at a gate or completes")
 	if err := waitRuns(ctx, c, cases); err != nil {
@@ -171,16 +142,11 @@ func scenario(ctx context.Context, o options, c *client, sink string) error {
 		return errors.New("no fee proposal parked: nothing to approve")
 	}
 	step("approving the fee proposal of case %d (%s) through the API", fee.caseID, fee.reply.Name)
-	var dec struct {
-		DecisionID int64  `json:"decision_id"`
-		TaskID     string `json:"task_id"`
-	}
-	path := fmt.Sprintf("/v1/cases/%d/proposals/%d/approve", fee.caseID, fee.gate.ProposalID)
-	if err := c.do(ctx, http.MethodPost, path, map[string]any{"version": fee.gate.Version}, &dec,
-		map[string]string{"Idempotency-Key": "demo-" + randHex(6)}); err != nil {
+	decisionID, taskID, err := c.Approve(ctx, fee.caseID, fee.gate.ProposalID, fee.gate.Version)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("    decision %d accepted, resume task %s\n", dec.DecisionID, dec.TaskID)
+	fmt.Printf("    decision %d accepted, resume task %s\n", decisionID, taskID)
 	file, err := waitEML(ctx, sink)
 	if err != nil {
 		return err
@@ -218,7 +184,7 @@ func pick(rs []dataset.Reply, n int) []*demoCase {
 	return out[:min(n, len(out))]
 }
 
-func waitRuns(ctx context.Context, c *client, cases []*demoCase) error {
+func waitRuns(ctx context.Context, c *fleet.Client, cases []*demoCase) error {
 	for _, dc := range cases {
 		for {
 			var st struct {
@@ -228,7 +194,7 @@ func waitRuns(ctx context.Context, c *client, cases []*demoCase) error {
 				} `json:"run"`
 				Interrupt json.RawMessage `json:"interrupt"`
 			}
-			if err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d/agent-state", dc.caseID), nil, &st, nil); err != nil {
+			if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d/agent-state", dc.caseID), nil, &st, nil); err != nil {
 				return err
 			}
 			if st.Run != nil && st.Run.ID == dc.runID && (st.Run.Status == "parked" || st.Run.Status == "completed" ||
@@ -256,7 +222,7 @@ func waitRuns(ctx context.Context, c *client, cases []*demoCase) error {
 }
 
 // describe fills class, action and proposal status from the case detail.
-func describe(ctx context.Context, c *client, dc *demoCase) error {
+func describe(ctx context.Context, c *fleet.Client, dc *demoCase) error {
 	var d struct {
 		Analyses []struct {
 			Class    string `json:"class"`
@@ -267,7 +233,7 @@ func describe(ctx context.Context, c *client, dc *demoCase) error {
 			Status string `json:"status"`
 		} `json:"proposals"`
 	}
-	if err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d", dc.caseID), nil, &d, nil); err != nil {
+	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d", dc.caseID), nil, &d, nil); err != nil {
 		return err
 	}
 	dc.class, dc.action, dc.proposal = "-", "NONE (recorded)", "-"

@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"bytes"
@@ -12,16 +12,17 @@ import (
 	"github.com/foiaflow/foiaflow/mail"
 )
 
-// client talks to the foiaflow API.
-type client struct {
-	base, key string
-	secret    []byte
-	http      *http.Client
+// Client talks to the foiaflow API with an API key (Bearer) and signs raw
+// inbound mail with the INBOUND_RAW_SECRET.
+type Client struct {
+	Base, Key string
+	Secret    []byte
+	HTTP      *http.Client
 }
 
-// do sends a JSON request and decodes a JSON answer into out; non-2xx is an
+// Do sends a JSON request and decodes a JSON answer into out; non-2xx is an
 // error carrying the API's error body.
-func (c *client) do(ctx context.Context, method, path string, body any, out any, hdr map[string]string) error {
+func (c *Client) Do(ctx context.Context, method, path string, body any, out any, hdr map[string]string) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -30,11 +31,11 @@ func (c *client) do(ctx context.Context, method, path string, body any, out any,
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Authorization", "Bearer "+c.Key)
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range hdr {
 		req.Header.Set(k, v)
@@ -42,8 +43,8 @@ func (c *client) do(ctx context.Context, method, path string, body any, out any,
 	return c.send(req, out)
 }
 
-func (c *client) send(req *http.Request, out any) error {
-	resp, err := c.http.Do(req)
+func (c *Client) send(req *http.Request, out any) error {
+	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return err
 	}
@@ -58,13 +59,13 @@ func (c *client) send(req *http.Request, out any) error {
 	return nil
 }
 
-// postMIME posts a raw RFC 5322 message to the signed inbound webhook.
-func (c *client) postMIME(ctx context.Context, raw []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/inbound/email", bytes.NewReader(raw))
+// PostMIME posts a raw RFC 5322 message to the signed inbound webhook.
+func (c *Client) PostMIME(ctx context.Context, raw []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+"/v1/inbound/email", bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
-	ts, sig := mail.SignRaw(c.secret, time.Now(), raw)
+	ts, sig := mail.SignRaw(c.Secret, time.Now(), raw)
 	req.Header.Set("Content-Type", "message/rfc822")
 	req.Header.Set(mail.HeaderTimestamp, ts)
 	req.Header.Set(mail.HeaderSignature, sig)
