@@ -13,7 +13,6 @@ import (
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
-
 // TestOfflineOutputsFrozen pins the offline analyzer's full output on the
 // embedded dev corpus: every field of every Analysis, byte for byte. Any
 // change to rules, extraction or the matching machinery that alters an

@@ -293,12 +293,16 @@ func rank(scores map[workflow.Class]float64) (workflow.Class, workflow.Class) {
 }
 
 // confidence grows with the amount of evidence for the winner and with its
-// margin over the runner-up: (1-e^(-top/3)) × (0.4 + 0.6 × margin).
+// margin over the runner-up: (1-e^(-top/1.5)) × (0.4 + 0.6 × margin).
+// The scale is set so that one unambiguous strong rule (weight 2, no rival)
+// reads 0.74 — above the 0.60 gate — while a near tie (margin ≤ 0.2) stays
+// below it whatever the evidence: a scale of 3 put most correct single-rule
+// answers under the gate, escalating replies the analyzer had read right.
 func confidence(top, second float64) float64 {
 	if top <= 0 {
 		return 0
 	}
-	strength := 1 - math.Exp(-top/3)
+	strength := 1 - math.Exp(-top/1.5)
 	margin := (top - second) / top
 	return strength * (0.4 + 0.6*margin)
 }

@@ -474,14 +474,6 @@ func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [
 	return out
 }
 
-// find returns the first match in lower, or "".
-func (f fastRe) find(lower string) string {
-	if m := f.findAll(lower, 1); len(m) > 0 {
-		return lower[m[0][0]:m[0][1]]
-	}
-	return ""
-}
-
 // match reports whether lower contains a match.
 func (f fastRe) match(lower string) bool { return len(f.findAll(lower, 1)) > 0 }
 
@@ -493,14 +485,6 @@ func fre(pattern string, keys ...string) fastRe {
 		f.keys = keys
 	}
 	return f
-}
-
-// findIndex returns the first match's offsets in lower, or nil.
-func (f fastRe) findIndex(lower string) []int {
-	if m := f.findAll(lower, 1); len(m) > 0 {
-		return m[0]
-	}
-	return nil
 }
 
 // findIn, matchIn and submatchesIn are find, match and submatches on an
@@ -516,12 +500,6 @@ func (f fastRe) matchIn(ix *bigramIndex) bool { return len(f.findAllIn(ix, 1)) >
 
 func submatchesIn(f fastRe, ix *bigramIndex, n int) [][]int {
 	return submatchesOf(f, ix.text, f.findAllIn(ix, n))
-}
-
-// submatches is FindAllStringSubmatchIndex restricted to fastRe's candidate
-// matches: it re-runs the full regexp on each match to get the groups.
-func submatches(f fastRe, lower string, n int) [][]int {
-	return submatchesOf(f, lower, f.findAll(lower, n))
 }
 
 func submatchesOf(f fastRe, lower string, ms [][]int) [][]int {

@@ -155,6 +155,12 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 		sent := s.now().UTC()
 		nc.SentAt = &sent
 	}
+	if nc.SentAt != nil && s.planner != nil {
+		tz := nc.Timezone
+		plan := s.planner.Plan(workflow.PlanInput{Jurisdiction: nc.Jurisdiction, Portal: nc.PortalURL != "",
+			SentAt: *nc.SentAt, Now: s.now().UTC(), Timezone: tz})
+		nc.DueAt, nc.NextFollowupAt = &plan.DueAt, &plan.NextFollowupAt
+	}
 	actor := principalFrom(ctx).Name
 	var caseID int64
 	var runID *int64

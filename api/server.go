@@ -14,6 +14,7 @@ import (
 
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // Config is the API's share of the process configuration (app.Config).
@@ -50,6 +51,9 @@ type Deps struct {
 	Log      *zap.Logger
 	// Now is the clock (UTC); nil means time.Now.
 	Now func() time.Time
+	// Planner computes the due date and first follow-up of a case created
+	// with a sent date (DESIGN.md "Clock"); nil leaves them to the first run.
+	Planner workflow.Planner
 }
 
 // Server serves the API. Build it with New and release it with Close.
@@ -58,6 +62,7 @@ type Server struct {
 	st        *store.Store
 	queues    jobs.Queues
 	dispatch  *jobs.Dispatcher
+	planner   workflow.Planner
 	log       *zap.Logger
 	now       func() time.Time
 	redis     redis.UniversalClient
@@ -86,7 +91,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	if !ok {
 		return nil, errors.New("api: unsupported redis client")
 	}
-	s := &Server{cfg: cfg, st: d.Store, queues: d.Queues, dispatch: d.Dispatch, log: d.Log, now: now, redis: rc,
+	s := &Server{cfg: cfg, st: d.Store, queues: d.Queues, dispatch: d.Dispatch, planner: d.Planner, log: d.Log, now: now, redis: rc,
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
 		registry:  prometheus.NewRegistry(), mux: http.NewServeMux()}

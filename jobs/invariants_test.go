@@ -132,8 +132,7 @@ type overlapAnalyzer struct {
 func TestRacingWorkersSingleWriter(t *testing.T) {
 	t.Parallel()
 	ov := &overlapAnalyzer{}
-	var h *harness
-	h = newHarness(t, func(r workflow.Reply) workflow.Analysis {
+	h := newHarness(t, func(r workflow.Reply) workflow.Analysis {
 		ov.mu.Lock()
 		ov.inFlight++
 		if ov.inFlight > ov.max {

@@ -37,6 +37,10 @@ type NewCase struct {
 	ReplyToken       string // unique per case
 	SentAt           *time.Time
 	Status           string // default awaiting_response
+	// DueAt and NextFollowupAt come from the statutory clock when the
+	// request already went out (nil otherwise).
+	DueAt          *time.Time
+	NextFollowupAt *time.Time
 }
 
 // CreateCase upserts the agency (by name and email) and inserts the case.
@@ -82,9 +86,10 @@ func (t *Tx) CreateCase(ctx context.Context, n NewCase) (int64, error) {
 	var id int64
 	err = t.tx.QueryRow(ctx, `
 		INSERT INTO cases (agency_id, jurisdiction_code, subject, requested_records, scope_items, autopilot_mode,
-		                   status, reply_token, portal_url, requester_name, sent_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id`,
-		agencyID, jur, n.Subject, records, scopeJSON, mode, status, n.ReplyToken, n.PortalURL, n.RequesterName, n.SentAt).Scan(&id)
+		                   status, reply_token, portal_url, requester_name, sent_at, due_at, next_followup_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING id`,
+		agencyID, jur, n.Subject, records, scopeJSON, mode, status, n.ReplyToken, n.PortalURL, n.RequesterName, n.SentAt,
+		n.DueAt, n.NextFollowupAt).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert case: %w", translate(err))
 	}

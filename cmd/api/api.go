@@ -29,10 +29,15 @@ type API struct {
 // NewAPI wires the API from an opened App and binds API_ADDR.
 func NewAPI(a *app.App) (*API, error) {
 	c := a.Config
+	planner, err := a.Planner()
+	if err != nil {
+		return nil, err
+	}
 	srv, err := api.New(api.Config{BootstrapAdminKey: c.BootstrapAdminKey, InboundRawSecret: c.InboundRawSecret,
 		MailgunSigningKey: c.MailgunSigningKey, InboundMaxBytes: c.InboundMaxBytes, ReplayWindow: c.WebhookReplayWindow,
 		DecisionsPerMinute: c.DecisionsPerMinute, MailDomain: c.MailDomain, MaxAdjustments: c.MaxAdjustments},
-		api.Deps{Store: a.Store, Queues: a.Queues, Dispatch: a.Dispatch, Redis: a.Redis, Log: a.Log.Named("api")})
+		api.Deps{Store: a.Store, Queues: a.Queues, Dispatch: a.Dispatch, Redis: a.Redis, Log: a.Log.Named("api"),
+			Planner: planner})
 	if err != nil {
 		return nil, err
 	}

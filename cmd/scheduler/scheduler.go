@@ -183,7 +183,12 @@ func (s *Scheduler) retain(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	rows, err := s.App.Store.DeleteDispatchedOutbox(ctx, now.Add(-24*time.Hour))
-	return int(steps + rows), err
+	if err != nil {
+		return int(steps), err
+	}
+	// Mailgun tokens only need to outlive the webhook replay window.
+	tokens, err := s.App.Store.DeleteWebhookTokensBefore(ctx, now.Add(-24*time.Hour))
+	return int(steps + rows + tokens), err
 }
 
 // Close releases the inspector and App.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -47,8 +48,18 @@ func NewWorker(a *app.App) (*Worker, error) {
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})
+	if q := a.Queries; q != nil {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "foiaflow_db_queries_total",
+			Help: "Postgres queries sent by this worker (DB_TRACE_COUNT)."}, func() float64 { return float64(q.Count()) }))
+	}
 	hm := http.NewServeMux()
 	hm.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if c.PProf {
+		hm.HandleFunc("GET /debug/pprof/", pprof.Index)
+		hm.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		hm.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+		hm.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	}
 	hm.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	hm.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)

@@ -29,6 +29,8 @@ type App struct {
 	Client   *asynq.Client
 	Queues   jobs.Queues
 	Dispatch *jobs.Dispatcher
+	// Queries counts Postgres queries when DB_TRACE_COUNT is set, else nil.
+	Queries *QueryCounter
 }
 
 // NewLogger builds the zap logger of LOG_LEVEL and LOG_FORMAT.
@@ -47,7 +49,13 @@ func NewLogger(c Config) (*zap.Logger, error) {
 
 // Open connects to Postgres (migrating it when migrate is true) and Redis.
 func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, error) {
-	st, err := store.Open(ctx, store.Config{URL: c.DatabaseURL, Schema: c.DatabaseSchema, MaxConns: c.DatabaseConns})
+	sc := store.Config{URL: c.DatabaseURL, Schema: c.DatabaseSchema, MaxConns: c.DatabaseConns}
+	var qc *QueryCounter
+	if c.DBTraceCount {
+		qc = &QueryCounter{}
+		sc.Tracer = qc
+	}
+	st, err := store.Open(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +71,7 @@ func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, e
 	}
 	r := asynq.RedisClientOpt{Addr: c.RedisAddr, Password: c.RedisPassword, DB: c.RedisDB}
 	cl := asynq.NewClient(r)
-	a := &App{Config: c, Log: log, Store: st, Redis: r, Client: cl, Queues: jobs.PrefixedQueues(c.QueuePrefix)}
+	a := &App{Config: c, Log: log, Store: st, Redis: r, Client: cl, Queues: jobs.PrefixedQueues(c.QueuePrefix), Queries: qc}
 	a.Dispatch = &jobs.Dispatcher{Client: cl, Store: st, Log: log.Named("dispatch")}
 	return a, nil
 }
@@ -77,23 +85,34 @@ func (a *App) Close() {
 // Deps builds the FOIA graph's dependencies from the configuration.
 func (a *App) Deps() (*workflow.Deps, error) {
 	c := a.Config
-	rules, err := clock.LoadRules(dataset.JurisdictionDeadlinesCSV, c.ReasonableDays)
+	planner, err := a.Planner()
 	if err != nil {
 		return nil, err
 	}
-	policy := clock.DefaultFollowupPolicy()
-	policy.MaxFollowups = c.MaxFollowups
 	an, dr, err := a.judgement()
 	if err != nil {
 		return nil, err
 	}
 	return &workflow.Deps{Cases: a.Store, Analyzer: an, Drafter: dr,
-		Planner: clockPlanner{rules: rules, policy: policy},
+		Planner: planner,
 		Mailer: mailer{from: c.MailFrom, domain: c.MailDomain, businessHours: c.SendBusinessHours,
 			start: c.SendStartHour, end: c.SendEndHour, jitter: c.SendMaxJitter},
 		Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: c.FeeAutoApproveMaxCents, MinConfidence: c.MinConfidence,
 			MaxFollowups: c.MaxFollowups},
 		MaxAdjustments: c.MaxAdjustments}, nil
+}
+
+// Planner returns the statutory clock: jurisdiction rules from the embedded
+// deadline CSV, REASONABLE_TIME_DAYS for states without a deadline, and
+// MAX_FOLLOWUPS.
+func (a *App) Planner() (workflow.Planner, error) {
+	rules, err := clock.LoadRules(dataset.JurisdictionDeadlinesCSV, a.Config.ReasonableDays)
+	if err != nil {
+		return nil, err
+	}
+	policy := clock.DefaultFollowupPolicy()
+	policy.MaxFollowups = a.Config.MaxFollowups
+	return clockPlanner{rules: rules, policy: policy}, nil
 }
 
 // Sender returns the SMTP sender when SMTP_HOST is set, else the .eml sink.

@@ -31,6 +31,11 @@ type Config struct {
 	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"10ms"`
 	WorkerID              string        `env:"WORKER_ID"` // default: hostname-pid
 	WorkerMetricsAddr     string        `env:"WORKER_METRICS_ADDR" envDefault:":9091"`
+	// DBTraceCount counts Postgres queries (foiaflow_db_queries_total on the
+	// worker's /metrics); the bench divides it by steps.
+	DBTraceCount bool `env:"DB_TRACE_COUNT" envDefault:"false"`
+	// PProf serves net/http/pprof on the worker's metrics address.
+	PProf bool `env:"PPROF" envDefault:"false"`
 
 	Analyzer      string        `env:"ANALYZER" envDefault:"offline"` // offline | openai
 	Drafter       string        `env:"DRAFTER" envDefault:"offline"`  // offline | openai
