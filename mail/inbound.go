@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jhillyerd/enmime/v2"
 
@@ -146,7 +147,37 @@ func ParseMIME(raw []byte, maxBytes int64) (Inbound, error) {
 	for _, e := range env.Errors {
 		in.Warnings = append(in.Warnings, e.Error())
 	}
+	in.sanitize()
 	return in, nil
+}
+
+// sanitize makes every stored string storable in a Postgres text or jsonb
+// column (I8): NUL bytes are dropped and invalid UTF-8 becomes U+FFFD.
+// Without it one stray NUL in an agency's reply fails the insert on every
+// webhook redelivery and the reply is lost.
+func (in *Inbound) sanitize() {
+	for _, p := range []*string{&in.MessageID, &in.InReplyTo, &in.Subject, &in.Text, &in.HTML, &in.From.Name, &in.From.Address} {
+		*p = storable(*p)
+	}
+	for _, list := range [][]string{in.References, in.To, in.Cc, in.DeliveredTo} {
+		for i := range list {
+			list[i] = storable(list[i])
+		}
+	}
+	for k, v := range in.Headers {
+		in.Headers[k] = storable(v)
+	}
+	for i := range in.Attachments {
+		in.Attachments[i].Filename = storable(in.Attachments[i].Filename)
+	}
+}
+
+// storable drops NUL bytes and replaces invalid UTF-8 sequences.
+func storable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
 func firstAddress(env *enmime.Envelope, key string) (Address, error) {

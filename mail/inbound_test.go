@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -184,5 +185,30 @@ func TestParseMIMEErrors(t *testing.T) {
 	}
 	if _, err := mail.ParseMIME(plain, int64(len(plain))); err != nil {
 		t.Errorf("exactly at the limit: %v", err)
+	}
+}
+
+// Regression (found by make chaos): corpus reply 079 carries a NUL byte;
+// Postgres rejects NUL (and invalid UTF-8) in text/jsonb, so every webhook
+// redelivery failed with 500 and the reply was lost. ParseMIME must hand
+// the store only storable strings.
+func TestParseMIMEDropsNULAndInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	raw := []byte("From: records@agency.example.gov\r\nTo: requests+tok@foiaflow.local\r\n" +
+		"Subject: RE: request\x00 \xff\r\nMessage-ID: <nul-1@agency.example.gov>\r\n" +
+		"Content-Type: text/plain; charset=utf-8\r\n\r\nFee is $25.00\x00 payable\xfe now.\r\n")
+	in := parse(t, raw)
+	for name, s := range map[string]string{"Subject": in.Subject, "Text": in.Text} {
+		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+			t.Errorf("%s %q is not storable", name, s)
+		}
+	}
+	if !strings.Contains(in.Text, "Fee is $25.00 payable") {
+		t.Errorf("Text %q lost content", in.Text)
+	}
+	for k, v := range in.Headers {
+		if strings.ContainsRune(v, 0) || !utf8.ValidString(v) {
+			t.Errorf("header %s %q is not storable", k, v)
+		}
 	}
 }
