@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// heldRun is a run whose case lock a killed worker held at the kill: a step
+// or resume of the run at seq was in flight.
+type heldRun struct {
+	caseID, runID int64
+	seq           int
+}
+
+// kill is one SIGKILL of a worker and what it held at that instant.
+type kill struct {
+	slot     string
+	pid      int
+	at       time.Time
+	measured bool      // the pre-kill snapshot succeeded
+	runs     []heldRun // case locks held by the worker's sessions
+	sends    []string  // execution keys in SENDING (any worker; a live one finishes in ms)
+}
+
+// event is a logged chaos action.
+type event struct {
+	at   time.Time
+	what string
+}
+
+// chaosMonkey kills workers, wipes Redis once and restarts Postgres once.
+type chaosMonkey struct {
+	fleet   *fleet
+	pg      *privatePG
+	redis   *privateRedis
+	db      *pgxpool.Pool
+	workers []string
+	every   time.Duration
+	pgMode  string
+	kills   []kill
+	events  []event
+	errs    []error
+}
+
+func (m *chaosMonkey) log(format string, args ...any) {
+	e := event{at: time.Now(), what: fmt.Sprintf(format, args...)}
+	m.events = append(m.events, e)
+	fmt.Printf("    [chaos %s] %s\n", e.at.Format("15:04:05.000"), e.what)
+}
+
+// run performs the chaos for d: a kill every ~every (jittered ±25 %), the
+// Redis wipe at 35 % and the Postgres restart at 65 % of d.
+func (m *chaosMonkey) run(ctx context.Context, d time.Duration) {
+	start := time.Now()
+	flushAt, restartAt := start.Add(d*35/100), start.Add(d*65/100)
+	flushed, restarted := false, false
+	for ctx.Err() == nil && time.Since(start) < d {
+		jitter := time.Duration(rand.Int64N(int64(m.every)/2)) - m.every/4
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(m.every + jitter):
+		}
+		if !flushed && time.Now().After(flushAt) {
+			flushed = true
+			if err := m.redis.flushAll(ctx); err != nil {
+				m.errs = append(m.errs, fmt.Errorf("FLUSHALL: %w", err))
+			}
+			m.log("FLUSHALL on the private redis %s", m.redis.addr)
+			continue
+		}
+		if !restarted && time.Now().After(restartAt) {
+			restarted = true
+			m.log("pg_ctl restart -m %s (private postgres :%d)", m.pgMode, m.pg.port)
+			rctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+			err := m.pg.ctl(rctx, "restart", m.pgMode)
+			cancel()
+			if err != nil {
+				m.errs = append(m.errs, fmt.Errorf("postgres restart: %w", err))
+			}
+			m.log("postgres is back")
+			continue
+		}
+		m.killOne(ctx)
+	}
+}
+
+func (m *chaosMonkey) killOne(ctx context.Context) {
+	slot := m.workers[rand.IntN(len(m.workers))]
+	k := kill{slot: slot}
+	k.runs, k.sends, k.measured = m.held(ctx, "chaos-"+slot)
+	at, pid, err := m.fleet.killRestart(slot)
+	k.at, k.pid = at, pid
+	if err != nil {
+		m.errs = append(m.errs, err)
+	}
+	m.kills = append(m.kills, k)
+	m.log("SIGKILL %s (pid %d) holding %d case locks, %d sends in SENDING; restarted", slot, pid, len(k.runs), len(k.sends))
+}
+
+// held snapshots, just before the kill, the case locks held by the
+// sessions of application_name app and the runs they guard, and the email
+// sends in SENDING.
+func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string, bool) {
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	rows, err := m.db.Query(qctx, `
+		SELECT r.case_id, r.id, r.step_seq FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		JOIN runs r ON r.case_id = l.objid::bigint AND r.status IN ('queued','running','parked')
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.application_name = $1`, app)
+	if err != nil {
+		return nil, nil, false
+	}
+	var runs []heldRun
+	for rows.Next() {
+		var h heldRun
+		if err := rows.Scan(&h.caseID, &h.runID, &h.seq); err != nil {
+			rows.Close()
+			return nil, nil, false
+		}
+		runs = append(runs, h)
+	}
+	rows.Close()
+	if rows.Err() != nil {
+		return nil, nil, false
+	}
+	srows, err := m.db.Query(qctx, `SELECT execution_key FROM email_sends WHERE status = 'SENDING'`)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer srows.Close()
+	var sends []string
+	for srows.Next() {
+		var k string
+		if err := srows.Scan(&k); err != nil {
+			return nil, nil, false
+		}
+		sends = append(sends, k)
+	}
+	return runs, sends, srows.Err() == nil
+}

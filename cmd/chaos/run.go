@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+type options struct {
+	cases                             int
+	chaos, killEvery, settle, timeout time.Duration
+	pgMode, dir                       string
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func step(format string, args ...any) {
+	fmt.Printf("==> %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// run sets everything up, runs the chaos and the checks, and tears down
+// every process it started (also on error or signal). It returns whether
+// the checks failed.
+func run(ctx context.Context, o options) (bool, error) {
+	begin := time.Now()
+	dir, err := filepath.Abs(o.dir)
+	if err != nil {
+		return false, err
+	}
+	_ = os.RemoveAll(filepath.Join(dir, "logs"))
+	for _, d := range []string{filepath.Join(dir, "logs"), filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return false, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "foiaflow-chaos-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil { // the postgres user must reach its data dir
+		return false, err
+	}
+	ports := make([]int, 3)
+	for i := range ports {
+		if ports[i], err = freePort(); err != nil {
+			return false, err
+		}
+	}
+	pgPort, redisPort, apiPort := ports[0], ports[1], ports[2]
+
+	step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
+	pg, err := startPG(ctx, filepath.Join(tmp, "pgroot"), pgPort)
+	if err != nil {
+		return false, err
+	}
+	defer pg.stop()
+	if err := createDB(ctx, pg.url("postgres", "chaos-setup"), "foiaflow"); err != nil {
+		return false, err
+	}
+	rd, err := startRedis(ctx, tmp, redisPort)
+	if err != nil {
+		return false, err
+	}
+	defer rd.stop()
+	sk, err := startSink()
+	if err != nil {
+		return false, err
+	}
+	defer sk.close()
+
+	key, secret := "chaos-admin-"+randHex(8), randHex(16)
+	f := &fleet{dir: dir, env: append(os.Environ(),
+		"DATABASE_URL="+pg.url("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.addr, "QUEUE_PREFIX=chaos-",
+		fmt.Sprintf("API_ADDR=127.0.0.1:%d", apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
+		"MAIL_DOMAIN=chaos.foiaflow.local", "MAIL_FROM=foiaflow chaos <requests@chaos.foiaflow.local>",
+		"SMTP_HOST=127.0.0.1", fmt.Sprintf("SMTP_PORT=%d", sk.port()), "SMTP_TLS=none", "SMTP_TIMEOUT=10s",
+		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline",
+		"DECISIONS_PER_CASE_PER_MINUTE=1000", "WORKER_SHUTDOWN_TIMEOUT=5s",
+		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
+	step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
+	if err := f.build(ctx); err != nil {
+		return false, err
+	}
+	if err := f.runOnce(ctx, "worker", "migrate"); err != nil {
+		return false, err
+	}
+	defer f.stop(15 * time.Second)
+	workers := []string{"w1", "w2"}
+	for _, p := range []struct{ slot, bin string }{{"api", "api"}, {"s1", "scheduler"}, {"s2", "scheduler"}, {"w1", "worker"}, {"w2", "worker"}} {
+		if err := f.start(p.slot, p.bin, "DATABASE_URL="+pg.url("foiaflow", "chaos-"+p.slot)); err != nil {
+			return false, err
+		}
+	}
+	c := &client{base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), key: key, secret: []byte(secret),
+		http: &http.Client{Timeout: 15 * time.Second}}
+	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
+	err = waitReady(rctx, c.base+"/readyz")
+	rcancel()
+	if err != nil {
+		return false, err
+	}
+	db, err := pgxpool.New(ctx, pg.url("foiaflow", "chaos-harness"))
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+
+	fd, err := newFeeder(c, o.cases)
+	if err != nil {
+		return false, err
+	}
+	ap := &approver{c: c, db: db}
+	m := &chaosMonkey{fleet: f, pg: pg, redis: rd, db: db, workers: workers, every: o.killEvery, pgMode: o.pgMode}
+	step("running %d cases (AUTO and SUPERVISED) with %s of chaos: SIGKILL a worker every ~%s, one FLUSHALL, one postgres restart (-m %s)",
+		o.cases, o.chaos, o.killEvery, o.pgMode)
+	apCtx, apCancel := context.WithCancel(ctx)
+	var apWG sync.WaitGroup
+	apWG.Add(1)
+	go func() { defer apWG.Done(); ap.loop(apCtx, 4) }()
+	defer func() { apCancel(); apWG.Wait() }()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); fd.run(ctx, o.chaos*75/100, 6) }()
+	go func() { defer wg.Done(); m.run(ctx, o.chaos) }()
+	wg.Wait()
+	chaosEnd := time.Now()
+	for _, s := range workers { // a worker that died by itself would hide stranded work
+		if !f.alive(s) {
+			m.log("%s was not running at the end of the chaos; restarting", s)
+			_, _, _ = f.killRestart(s)
+		}
+	}
+	step("chaos over; waiting up to %s for quiescence", o.settle)
+	b, took := waitQuiet(ctx, db, ap, o.settle)
+	step("quiescence check after %s: %s", took.Round(100*time.Millisecond), b)
+	apCancel()
+	apWG.Wait()
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	vctx, vcancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer vcancel()
+	rep, err := verify(vctx, db, fd.cases, ap.snapshot(), sk, m.kills, time.Now())
+	if err != nil {
+		return false, fmt.Errorf("verify: %w", err)
+	}
+	for _, e := range m.errs {
+		rep.bad("chaos action failed: %v", e)
+	}
+	_ = chaosEnd
+	fmt.Printf("    logs: %s\n", filepath.Join(dir, "logs"))
+	rep.print(m.events, len(m.kills), time.Since(begin), c.retries.Load())
+	return rep.failed(), nil
+}
+
+// createDB creates database name on the private cluster.
+func createDB(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("connect %s: %w", adminURL, err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return err
+}
