@@ -32,3 +32,6 @@ demo: services ## the main job end to end: real replies in, proposals parked, on
 
 migrate: services ## apply migrations to DATABASE_URL
 	$(GO) run ./cmd/worker migrate
+
+chaos: ## kill workers, wipe Redis, restart Postgres under load (private PG/Redis); last line chaos: cases=…
+	$(GO) run ./cmd/chaos $(CHAOS_FLAGS)
