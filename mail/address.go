@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/mail"
 	"strings"
+	"unicode"
 )
 
 // ReplyLocalPart is the local part of every per-case reply address
@@ -101,11 +102,24 @@ func NormalizeMessageID(id string) string {
 		return ids[0]
 	}
 	if f := strings.Fields(id); len(f) > 0 {
-		if inner := strings.Trim(f[0], "<>"); inner != "" {
-			return "<" + inner + ">"
-		}
+		return bareMessageID(f[0])
 	}
 	return ""
+}
+
+// bareMessageID wraps a Message-ID written without a complete <...> pair
+// in angle brackets, keeping the text before any stray '>' so the result
+// normalizes to itself ("a>b" → "<a>", not "<a>b>"); "" when nothing is
+// left.
+func bareMessageID(f string) string {
+	f = strings.Trim(f, "<>")
+	if i := strings.IndexByte(f, '>'); i >= 0 {
+		f = f[:i]
+	}
+	if f == "" {
+		return ""
+	}
+	return "<" + f + ">"
 }
 
 // ParseReferences returns the Message-IDs of a References or In-Reply-To
@@ -113,9 +127,9 @@ func NormalizeMessageID(id string) string {
 func ParseReferences(v string) []string {
 	ids := extractMessageIDs(v)
 	if len(ids) == 0 {
-		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' || r == '\n' }) {
-			if f = strings.Trim(f, "<>"); f != "" {
-				ids = append(ids, "<"+f+">")
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			if id := bareMessageID(f); id != "" {
+				ids = append(ids, id)
 			}
 		}
 	}
