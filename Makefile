@@ -35,3 +35,6 @@ migrate: services ## apply migrations to DATABASE_URL
 
 chaos: ## kill workers, wipe Redis, restart Postgres under load (private PG/Redis); last line chaos: cases=…
 	$(GO) run ./cmd/chaos $(CHAOS_FLAGS)
+
+bench: services ## durable-step ceiling + full pipeline on the real fleet (last line bench: …); SCALE=1: follow-up sweep over 100,000 cases
+	$(GO) run ./cmd/bench $(if $(filter 1,$(SCALE)),-scale)

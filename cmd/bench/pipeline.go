@@ -171,6 +171,8 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 		prof = make(chan error, 1)
 		go func() { prof <- saveProfile(ctx, b.pprofURL, filepath.Join(dir, "worker.cpu.pprof"), 10*time.Second) }()
 	}
+	c0, _ := cpuSeconds(b.workerPID)
+	mb0, mt0 := machineBusy()
 	t0 := time.Now()
 	ids, err := b.postAll(ctx, full, o.posters)
 	if err != nil {
@@ -181,6 +183,8 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 		return err
 	}
 	fullLoad := loadavg()
+	c1, _ := cpuSeconds(b.workerPID)
+	mb1, mt1 := machineBusy()
 	fs, err := b.measureRuns(ctx, ids)
 	if err != nil {
 		return err
@@ -197,6 +201,8 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 			fmt.Println("    cpu profile:", filepath.Join(dir, "worker.cpu.pprof"))
 		}
 	}
+	cpuNote := fmt.Sprintf("worker CPU %.2f ms/step; machine CPU busy %.0f%% during full load",
+		(c1-c0)*1000/float64(max(fs.steps, 1)), 100*(mb1-mb0)/max(mt1-mt0, 1))
 	rows = append(rows, runRow("pipeline full load", fs, fullLoad,
 		fmt.Sprintf("posted in %.1fs; %s; %.1f steps/run", postDur.Seconds(), statusNote(fs.status), float64(fs.steps)/float64(max(fs.done, 1)))))
 
@@ -233,6 +239,7 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	ratio := fs.stepsPerSec() / ceil.perSec
 	fmt.Printf("Postgres queries per step (worker, full load): %.1f\n", qps)
 	fmt.Printf("worker RSS at end: %.0f MiB\n", rss)
+	fmt.Println(cpuNote)
 	fmt.Printf("targets: ratio >= 0.6 (%.2f), idle p50 <= 50 ms (%s), half-load p99 <= 250 ms (%s)\n",
 		ratio, ms(pct(is.lat, 50)), ms(pct(hs.lat, 99)))
 	fmt.Printf("bench: runs_per_s=%.1f steps_per_s=%.0f ceiling_steps_per_s=%.0f ratio=%.2f parked_p50_ms=%.0f parked_p99_ms=%.0f\n",

@@ -103,3 +103,37 @@ func saveProfile(ctx context.Context, url, file string, d time.Duration) error {
 	_, err = io.Copy(out, resp.Body)
 	return err
 }
+
+// cpuSeconds returns user+system CPU time of pid from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+2:]) // fields from 3 (state) on
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100, nil // USER_HZ is 100 on Linux
+}
+
+// machineBusy returns busy and total CPU jiffies from /proc/stat.
+func machineBusy() (busy, total float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	for i, v := range f[1:] {
+		x, _ := strconv.ParseFloat(v, 64)
+		total += x
+		if i != 3 && i != 4 { // idle, iowait
+			busy += x
+		}
+	}
+	return busy, total
+}
