@@ -404,3 +404,17 @@ func TestMessageIDStrayBracket(t *testing.T) {
 		t.Errorf("ParseReferences = %q", got)
 	}
 }
+
+// TestParseMIMENulMessageID pins the fix FuzzParseMIME found: NUL bytes
+// were dropped after the ids were normalized, so "Message-ID: <\x00>"
+// came out as "<>" instead of a synthesized id.
+func TestParseMIMENulMessageID(t *testing.T) {
+	t.Parallel()
+	in, err := mail.ParseMIME([]byte("Message-ID: <\x00>\nIn-Reply-To: <\x00 >\nReferences: <\x00> <a\x00>\nFrom: a@b.example\n\nx"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.MessageIDSynthesized || in.InReplyTo != "" || !slices.Equal(in.References, []string{"<a>"}) {
+		t.Fatalf("MessageID %q (synthesized %v), InReplyTo %q, References %q", in.MessageID, in.MessageIDSynthesized, in.InReplyTo, in.References)
+	}
+}

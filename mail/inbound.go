@@ -123,8 +123,8 @@ func ParseMIME(raw []byte, maxBytes int64) (Inbound, error) {
 	}
 	in := Inbound{
 		From:        from,
-		InReplyTo:   NormalizeMessageID(env.GetHeader("In-Reply-To")),
-		References:  ParseReferences(strings.Join(env.GetHeaderValues("References"), " ")),
+		InReplyTo:   NormalizeMessageID(storable(env.GetHeader("In-Reply-To"))),
+		References:  ParseReferences(storable(strings.Join(env.GetHeaderValues("References"), " "))),
 		To:          addresses(env, "To"),
 		Cc:          addresses(env, "Cc"),
 		DeliveredTo: headerAddresses(env.GetHeaderValues("Delivered-To")),
@@ -135,7 +135,9 @@ func ParseMIME(raw []byte, maxBytes int64) (Inbound, error) {
 		Headers:     selected(env),
 		SizeBytes:   int64(len(raw)),
 	}
-	in.MessageID = NormalizeMessageID(env.GetHeader("Message-ID"))
+	// Ids are made storable before they are normalized: dropping a NUL
+	// afterwards could leave "<>" (found by FuzzParseMIME).
+	in.MessageID = NormalizeMessageID(storable(env.GetHeader("Message-ID")))
 	if in.MessageID == "" {
 		sum := sha256.Sum256(raw)
 		in.MessageID = "<" + hex.EncodeToString(sum[:]) + "@" + SyntheticMessageIDDomain + ">"
