@@ -72,3 +72,29 @@ func TestFollowupRunSendsAndReschedules(t *testing.T) {
 		t.Fatalf("action %s", a)
 	}
 }
+
+// A dismissed follow-up sends nothing, leaves the counter alone and moves the
+// next follow-up a cadence ahead, so the case is not stuck on a past date.
+func TestDismissedFollowupReschedules(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, feeQuote(0))
+	h.startWorker("w", h.handlers("w"))
+	caseID := h.newCase(workflow.AutopilotSupervised, "")
+	h.db.Exec(t, `UPDATE cases SET next_followup_at = now() - interval '1 minute' WHERE id=$1`, caseID)
+	if n, err := jobs.SweepFollowups(context.Background(), h.st, h.dispatch, h.queues, time.Now(), 100, 100); err != nil || n != 1 {
+		t.Fatalf("sweep: %d %v", n, err)
+	}
+	runID := h.db.Int(t, `SELECT id FROM runs WHERE case_id=$1`, caseID)
+	g := gate(t, h.waitRun(runID, workflow.RunParked))
+	h.decide(caseID, g.ProposalID, g.Version, workflow.DecisionDismiss, "", "")
+	h.waitRun(runID, workflow.RunCompleted)
+	if h.db.Int(t, `SELECT count(*) FROM cases WHERE id=$1 AND status='awaiting_response' AND next_followup_at > now() AND followup_count = 0`, caseID) != 1 {
+		t.Fatalf("case after dismissed follow-up: %s", h.db.String(t, `SELECT row_to_json(c)::text FROM cases c WHERE id=$1`, caseID))
+	}
+	if n, err := jobs.SweepFollowups(context.Background(), h.st, h.dispatch, h.queues, time.Now(), 100, 100); err != nil || n != 0 {
+		t.Fatalf("sweep after dismissal started %d runs: %v", n, err)
+	}
+	if len(h.sender.Sent()) != 0 {
+		t.Fatal("dismissed follow-up was sent")
+	}
+}

@@ -28,6 +28,8 @@ type CaseState struct {
 	// Human is the reviewer decision applied on resume.
 	Human *HumanDecision `json:"human,omitempty"`
 
+	// Dismissed is set when the reviewer dismissed the proposal.
+	Dismissed    bool   `json:"dismissed,omitempty"`
 	ExecutionKey string `json:"execution_key,omitempty"`
 	Executed     bool   `json:"executed,omitempty"`
 	// CaseStatus is the status commit_state writes.

@@ -362,8 +362,12 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 		sched.TolledSince = nil
 	}
 	if status == CaseAwaitingResponse && sched.SentAt != nil && d.Planner != nil {
+		count := sched.FollowupCount
+		if s.Dismissed && s.Trigger == TriggerFollowup {
+			count++ // a dismissed follow-up is skipped: plan the next one a cadence from now
+		}
 		plan := d.Planner.Plan(PlanInput{Jurisdiction: c.Jurisdiction, Portal: c.PortalURL != "", SentAt: *sched.SentAt,
-			Now: now, FollowupCount: sched.FollowupCount, EstimatedCompletion: c.EstimatedCompletion,
+			Now: now, FollowupCount: count, EstimatedCompletion: c.EstimatedCompletion,
 			TolledDays: sched.TolledDays, Timezone: c.AgencyTimezone})
 		due, nf := plan.DueAt, plan.NextFollowupAt
 		sched.DueAt, sched.NextFollowupAt = &due, &nf

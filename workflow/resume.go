@@ -9,8 +9,8 @@ import (
 // run (seed 000 §6.1, seed 004): APPROVE executes the version shown, EDIT
 // stores the reviewer's text as a new human_edited version and executes it,
 // ADJUST redrafts with the instruction and gates again (at most
-// MaxAdjustments times, else ErrAdjustLimit), DISMISS ends the run with
-// nothing sent, WITHDRAW withdraws the case. The decision is marked applied in
+// MaxAdjustments times, else ErrAdjustLimit), DISMISS sends nothing and
+// re-plans the case's clock in commit_state, WITHDRAW withdraws the case. The decision is marked applied in
 // the same transaction as the checkpoint.
 func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
 	return func(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
@@ -62,17 +62,24 @@ func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
 			return CaseOutcome{State: s, Route: Next(NodeDraftResponse), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
 				return mark(ctx, tx)
 			}}, nil
-		case DecisionDismiss, DecisionWithdraw:
-			pstatus, cstatus := ProposalDismissed, CaseAwaitingResponse
-			if h.Action == DecisionWithdraw {
-				pstatus, cstatus = ProposalWithdrawn, CaseWithdrawn
-			}
-			s.CaseStatus = cstatus
-			return CaseOutcome{State: s, Route: End(RunCompleted), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
-				if err := tx.SetProposalStatus(ctx, pid, pstatus, h.Actor); err != nil {
+		case DecisionDismiss:
+			// Nothing is sent; commit_state puts the case back to awaiting a
+			// response and, for a dismissed follow-up, moves the next one a
+			// cadence ahead so the case is not left stuck on a past date.
+			s.Dismissed, s.CaseStatus = true, CaseAwaitingResponse
+			return CaseOutcome{State: s, Route: Next(NodeCommitState), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, ProposalDismissed, h.Actor); err != nil {
 					return err
 				}
-				if err := tx.SetCaseStatus(ctx, s.CaseID, cstatus); err != nil {
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionWithdraw:
+			s.CaseStatus = CaseWithdrawn
+			return CaseOutcome{State: s, Route: End(RunCompleted), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, ProposalWithdrawn, h.Actor); err != nil {
+					return err
+				}
+				if err := tx.SetCaseStatus(ctx, s.CaseID, CaseWithdrawn); err != nil {
 					return err
 				}
 				return mark(ctx, tx)
