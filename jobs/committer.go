@@ -23,7 +23,7 @@ func (t caseTx) QueueEmail(ctx context.Context, e workflow.EmailSend) error {
 	if err != nil || !created {
 		return err
 	}
-	row, err := emailOutbox(t.queues, e.ExecutionKey, e.SendAfter)
+	row, err := emailOutbox(t.queues, e.ExecutionKey, e.SendAfter, 0)
 	if err != nil {
 		return err
 	}
@@ -68,14 +68,14 @@ func stepOutbox(q Queues, runID int64, seq, gen int) (store.OutboxRow, error) {
 		Queue: q.Agent, ProcessAt: time.Now().UTC()}, err
 }
 
-func emailOutbox(q Queues, key string, at time.Time) (store.OutboxRow, error) {
+func emailOutbox(q Queues, key string, at time.Time, gen int) (store.OutboxRow, error) {
 	p, err := json.Marshal(EmailSendPayload{ExecutionKey: key})
-	return store.OutboxRow{TaskType: TypeEmailSend, TaskID: EmailTaskID(key), Payload: p, Queue: q.Email, ProcessAt: at}, err
+	return store.OutboxRow{TaskType: TypeEmailSend, TaskID: emailTaskID(key, gen), Payload: p, Queue: q.Email, ProcessAt: at}, err
 }
 
-func resumeOutbox(q Queues, decisionID int64) (store.OutboxRow, error) {
+func resumeOutbox(q Queues, decisionID int64, gen int) (store.OutboxRow, error) {
 	p, err := json.Marshal(ResumePayload{DecisionID: decisionID})
-	return store.OutboxRow{TaskType: TypeAgentResume, TaskID: ResumeTaskID(decisionID), Payload: p,
+	return store.OutboxRow{TaskType: TypeAgentResume, TaskID: resumeTaskID(decisionID, gen), Payload: p,
 		Queue: q.Agent, ProcessAt: time.Now().UTC()}, err
 }
 
@@ -108,7 +108,7 @@ func StartRun(ctx context.Context, tx *store.Tx, q Queues, n store.NewRun) (stor
 // QueueResume adds the agent:resume outbox row of a decision inside tx and
 // returns its task id.
 func QueueResume(ctx context.Context, tx *store.Tx, q Queues, decisionID int64) (string, error) {
-	row, err := resumeOutbox(q, decisionID)
+	row, err := resumeOutbox(q, decisionID, 0)
 	if err != nil {
 		return "", err
 	}

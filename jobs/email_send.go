@@ -31,9 +31,9 @@ func NewEmailSendTask(key string, q Queues) (*asynq.Task, []asynq.Option, error)
 	return asynq.NewTask(TypeEmailSend, p), []asynq.Option{asynq.TaskID(EmailTaskID(key)), asynq.Queue(q.Email), asynq.MaxRetry(MaxRetry)}, nil
 }
 
-// EmailSendHandler sends at most once per execution key (I5): the row moves
-// QUEUED → SENDING, the transport gets the deterministic Message-ID, then
-// the row is marked SENT. The one window left — the transport accepted but
+// EmailSendHandler sends at most once per execution key (I5): under the
+// key's send lock the row moves QUEUED → SENDING, the transport gets the
+// deterministic Message-ID, then the row is marked SENT. The one window left — the transport accepted but
 // the process died before MarkSent — resends the same Message-ID, which a
 // receiving MTA or the .eml sink deduplicates.
 type EmailSendHandler struct {
@@ -51,6 +51,13 @@ func (h *EmailSendHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.ExecutionKey == "" {
 		return fmt.Errorf("email:send payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
 	}
+	// The send lock says "someone is sending this key right now" to the
+	// reaper; a second task for the key waits (no retry burnt).
+	lock, err := h.Store.TryLockSend(ctx, p.ExecutionKey)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock(ctx)
 	now := h.now()
 	row, ok, err := h.Store.BeginSend(ctx, p.ExecutionKey)
 	if errors.Is(err, store.ErrNotFound) {

@@ -48,7 +48,23 @@ func StepTaskID(runID int64, seq, gen int) string {
 }
 
 // ResumeTaskID is the TaskID of the resume of a decision.
-func ResumeTaskID(decisionID int64) string { return fmt.Sprintf("resume:%d", decisionID) }
+func ResumeTaskID(decisionID int64) string { return resumeTaskID(decisionID, 0) }
+
+// resumeTaskID: gen > 0 is a reaper re-dispatch of the same resume.
+func resumeTaskID(decisionID int64, gen int) string {
+	if gen > 0 {
+		return fmt.Sprintf("resume:%d:g%d", decisionID, gen)
+	}
+	return fmt.Sprintf("resume:%d", decisionID)
+}
 
 // EmailTaskID is the TaskID of the send of an execution key.
-func EmailTaskID(executionKey string) string { return "email:" + executionKey }
+func EmailTaskID(executionKey string) string { return emailTaskID(executionKey, 0) }
+
+// emailTaskID: gen > 0 is a reaper re-dispatch of the same send.
+func emailTaskID(executionKey string, gen int) string {
+	if gen > 0 {
+		return fmt.Sprintf("email:%s:g%d", executionKey, gen)
+	}
+	return "email:" + executionKey
+}

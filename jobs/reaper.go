@@ -53,14 +53,11 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 		return res, fmt.Errorf("reaper: decisions: %w", err)
 	}
 	for _, d := range decs {
-		if r.missing(ctx, r.Queues.Agent, ResumeTaskID(d.ID)) {
-			row, err := resumeOutbox(r.Queues, d.ID)
-			if err != nil {
-				return res, err
-			}
-			if err := r.Dispatch.enqueue(ctx, row); err != nil {
-				return res, err
-			}
+		ok, err := r.reapDecision(ctx, d)
+		if err != nil {
+			return res, err
+		}
+		if ok {
 			res.Decisions++
 		}
 	}
@@ -69,14 +66,11 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 		return res, fmt.Errorf("reaper: email sends: %w", err)
 	}
 	for _, e := range sends {
-		if r.missing(ctx, r.Queues.Email, EmailTaskID(e.ExecutionKey)) {
-			row, err := emailOutbox(r.Queues, e.ExecutionKey, time.Now())
-			if err != nil {
-				return res, err
-			}
-			if err := r.Dispatch.enqueue(ctx, row); err != nil {
-				return res, err
-			}
+		ok, err := r.reapSend(ctx, e)
+		if err != nil {
+			return res, err
+		}
+		if ok {
 			res.Emails++
 		}
 	}
@@ -115,7 +109,65 @@ func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 	return true, r.Dispatch.enqueue(ctx, row)
 }
 
-func (r *Reaper) missing(ctx context.Context, queue, id string) bool {
-	_, err := r.Inspector.GetTaskInfo(queue, id)
-	return errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound)
+// reapDecision re-dispatches the resume of an accepted decision whose task
+// is gone, or is held "active" by a worker that does not hold the case lock
+// (a dead worker: asynq would only recover it after its lease, 30–90 s).
+// A second resume is harmless: it re-checks the decision and the gate under
+// the case lock, and the checkpoint CAS fences it (I3, I7).
+func (r *Reaper) reapDecision(ctx context.Context, d store.Decision) (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.Agent, resumeTaskID(d.ID, d.DispatchGen), func() (bool, error) {
+		return r.Store.CaseLockFree(ctx, d.CaseID)
+	})
+	if err != nil || !stranded {
+		return false, err
+	}
+	gen, ok, err := r.Store.BumpDecisionGen(ctx, d.ID)
+	if err != nil || !ok {
+		return false, err
+	}
+	row, err := resumeOutbox(r.Queues, d.ID, gen)
+	if err != nil {
+		return false, err
+	}
+	return true, r.Dispatch.enqueue(ctx, row)
+}
+
+// reapSend re-dispatches a QUEUED/SENDING send whose task is gone, or is
+// held "active" by a worker that does not hold the send's lock. Sends hold
+// that lock from BeginSend to MarkSent, so a free lock means nobody is
+// sending it; a re-dispatched duplicate waits for the lock and then finds
+// the row SENT (I5).
+func (r *Reaper) reapSend(ctx context.Context, e store.EmailSendRow) (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.Email, emailTaskID(e.ExecutionKey, e.DispatchGen), func() (bool, error) {
+		return r.Store.SendLockFree(ctx, e.ExecutionKey)
+	})
+	if err != nil || !stranded {
+		return false, err
+	}
+	gen, ok, err := r.Store.BumpSendGen(ctx, e.ExecutionKey)
+	if err != nil || !ok {
+		return false, err
+	}
+	row, err := emailOutbox(r.Queues, e.ExecutionKey, time.Now(), gen)
+	if err != nil {
+		return false, err
+	}
+	return true, r.Dispatch.enqueue(ctx, row)
+}
+
+// stranded says whether task id needs a new dispatch: it is missing,
+// archived or completed, or active while lockFree reports that no live
+// worker holds the lock guarding its work. Pending, scheduled and retry
+// tasks will run.
+func (r *Reaper) stranded(ctx context.Context, queue, id string, lockFree func() (bool, error)) (bool, error) {
+	info, err := r.Inspector.GetTaskInfo(queue, id)
+	switch {
+	case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("reaper: inspect %s: %w", id, err)
+	case info.State == asynq.TaskStateActive:
+		return lockFree()
+	}
+	return info.State == asynq.TaskStateArchived || info.State == asynq.TaskStateCompleted, nil
 }

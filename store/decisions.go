@@ -26,10 +26,12 @@ type Decision struct {
 	RejectReason   string     `db:"reject_reason" json:"reject_reason,omitempty"`
 	CreatedAt      time.Time  `db:"created_at" json:"created_at"`
 	AppliedAt      *time.Time `db:"applied_at" json:"applied_at"`
+	// DispatchGen counts reaper re-dispatches of the resume task (I6).
+	DispatchGen int `db:"dispatch_gen" json:"-"`
 }
 
 const decisionCols = `id, case_id, proposal_id, version, action, instruction, edited_subject, edited_text, actor,
-	idempotency_key, request_hash, task_id, status, reject_reason, created_at, applied_at`
+	idempotency_key, request_hash, task_id, status, reject_reason, created_at, applied_at, dispatch_gen`
 
 // InsertDecision records a decision. A second decision for the same proposal
 // version, or the same idempotency key, is ErrConflict.
@@ -97,4 +99,16 @@ func (s *Store) RecentDecisionCount(ctx context.Context, caseID int64, since tim
 	var n int
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM decisions WHERE case_id = $1 AND created_at >= $2`, caseID, since).Scan(&n)
 	return n, translate(err)
+}
+
+// BumpDecisionGen increments the re-dispatch generation of a decision that
+// is still accepted and returns it; false when it was applied or rejected.
+func (s *Store) BumpDecisionGen(ctx context.Context, id int64) (int, bool, error) {
+	var gen int
+	err := s.pool.QueryRow(ctx, `UPDATE decisions SET dispatch_gen = dispatch_gen + 1
+		WHERE id = $1 AND status = 'accepted' RETURNING dispatch_gen`, id).Scan(&gen)
+	if err == pgx.ErrNoRows {
+		return 0, false, nil
+	}
+	return gen, err == nil, translate(err)
 }

@@ -55,10 +55,12 @@ type EmailSendRow struct {
 	LastError    string     `db:"last_error" json:"last_error,omitempty"`
 	SentAt       *time.Time `db:"sent_at" json:"sent_at"`
 	CreatedAt    time.Time  `db:"created_at" json:"created_at"`
+	// DispatchGen counts reaper re-dispatches of the send task (I6).
+	DispatchGen int `db:"dispatch_gen" json:"-"`
 }
 
 const emailCols = `id, execution_key, proposal_id, case_id, message_id, from_addr, to_addrs, reply_to, subject, body_text,
-	body_html, in_reply_to, "references", status, attempts, send_after, last_error, sent_at, created_at`
+	body_html, in_reply_to, "references", status, attempts, send_after, last_error, sent_at, created_at, dispatch_gen`
 
 // GetEmailSend loads the send of an execution key; ErrNotFound.
 func (s *Store) GetEmailSend(ctx context.Context, executionKey string) (EmailSendRow, error) {
@@ -135,4 +137,16 @@ func (s *Store) MarkSendError(ctx context.Context, executionKey, reason string, 
 	_, err := s.pool.Exec(ctx, `UPDATE email_sends SET status = $2, last_error = $3 WHERE execution_key = $1 AND status <> 'SENT'`,
 		executionKey, status, reason)
 	return translate(err)
+}
+
+// BumpSendGen increments the re-dispatch generation of a send still QUEUED
+// or SENDING and returns it; false when it is SENT or FAILED.
+func (s *Store) BumpSendGen(ctx context.Context, executionKey string) (int, bool, error) {
+	var gen int
+	err := s.pool.QueryRow(ctx, `UPDATE email_sends SET dispatch_gen = dispatch_gen + 1
+		WHERE execution_key = $1 AND status IN ('QUEUED','SENDING') RETURNING dispatch_gen`, executionKey).Scan(&gen)
+	if err == pgx.ErrNoRows {
+		return 0, false, nil
+	}
+	return gen, err == nil, translate(err)
 }

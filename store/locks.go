@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -11,35 +12,73 @@ import (
 // The lock is not a fence (I3): if the connection dies the lock is silently
 // gone, which is why checkpoints advance by compare-and-set.
 type CaseLock struct {
-	conn   *pgxpool.Conn
-	ns     int32
-	caseID int64
+	conn *pgxpool.Conn
+	ns   int32
+	key  int32
 }
 
 // TryLockCase takes the case's advisory lock without waiting. It returns
 // ErrLockBusy when another session holds it (I1).
 func (s *Store) TryLockCase(ctx context.Context, caseID int64) (*CaseLock, error) {
+	return s.tryLock(ctx, s.lockNS, int32(caseID))
+}
+
+// sendLockNS offsets the namespace of email send locks (lockNS+1 is the
+// scheduler's leader lock).
+const sendLockNS = 2
+
+// TryLockSend takes the advisory lock of an execution key without waiting:
+// whoever holds it is the one sending that email right now, so the reaper
+// can tell a send held by a dead worker (lock free) from one in progress.
+// ErrLockBusy when another session holds it. Like the case lock it is not a
+// fence; the email_sends status is.
+func (s *Store) TryLockSend(ctx context.Context, executionKey string) (*CaseLock, error) {
+	return s.tryLock(ctx, s.lockNS+sendLockNS, sendLockKey(executionKey))
+}
+
+// SendLockFree reports whether nobody is sending executionKey right now.
+func (s *Store) SendLockFree(ctx context.Context, executionKey string) (bool, error) {
+	l, err := s.TryLockSend(ctx, executionKey)
+	if err == ErrLockBusy {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	l.Unlock(ctx)
+	return true, nil
+}
+
+// sendLockKey hashes an execution key to the lock's int4 key (FNV-1a); a
+// collision only makes two sends wait for each other.
+func sendLockKey(executionKey string) int32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(executionKey))
+	return int32(h.Sum32())
+}
+
+func (s *Store) tryLock(ctx context.Context, ns, key int32) (*CaseLock, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("acquire lock connection: %w", translate(err))
 	}
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, s.lockNS, int32(caseID)).Scan(&ok); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, ns, key).Scan(&ok); err != nil {
 		conn.Release()
-		return nil, fmt.Errorf("try lock case %d: %w", caseID, translate(err))
+		return nil, fmt.Errorf("try lock (%d,%d): %w", ns, key, translate(err))
 	}
 	if !ok {
 		conn.Release()
 		return nil, ErrLockBusy
 	}
-	return &CaseLock{conn: conn, ns: s.lockNS, caseID: caseID}, nil
+	return &CaseLock{conn: conn, ns: ns, key: key}, nil
 }
 
 // Unlock releases the lock and returns the connection to the pool. If the
 // unlock fails the connection is destroyed, which drops the lock too.
 func (l *CaseLock) Unlock(ctx context.Context) {
 	var released bool
-	if err := l.conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, l.ns, int32(l.caseID)).Scan(&released); err != nil || !released {
+	if err := l.conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, l.ns, l.key).Scan(&released); err != nil || !released {
 		_ = l.conn.Conn().Close(context.WithoutCancel(ctx))
 	}
 	l.conn.Release()
