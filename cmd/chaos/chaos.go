@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/foiaflow/foiaflow/store"
 )
 
 // heldRun is a run whose case lock a killed worker held at the kill: a step
@@ -111,7 +113,8 @@ func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string
 	rows, err := m.db.Query(qctx, `
 		SELECT r.case_id, r.id, r.step_seq FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 		JOIN runs r ON r.case_id = l.objid::bigint AND r.status IN ('queued','running','parked')
-		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND a.application_name = $1`, app)
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $2::bigint::oid
+		  AND a.application_name = $1`, app, int64(store.DefaultLockNamespace))
 	if err != nil {
 		return nil, nil, false
 	}
