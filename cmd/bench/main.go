@@ -57,7 +57,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "var/bench", "working directory for binaries and logs")
 	flag.IntVar(&o.concurrency, "concurrency", 8, "WORKER_CONCURRENCY of the worker and of the ceiling server")
 	flag.IntVar(&o.dbConns, "db-conns", 20, "DATABASE_MAX_CONNS of the processes and of the ceiling pool")
-	flag.IntVar(&o.cases, "cases", 1500, "cases of the full-load pipeline (one corpus reply each)")
+	flag.IntVar(&o.cases, "cases", 1800, "cases of the full-load pipeline (one corpus reply each)")
 	flag.IntVar(&o.idle, "idle", 30, "sequential cases of the idle latency phase")
 	flag.IntVar(&o.posters, "posters", 16, "concurrent inbound posters of the full-load phase")
 	flag.DurationVar(&o.ceilingFor, "ceiling", 10*time.Second, "duration of the ceiling measurement")
