@@ -74,6 +74,7 @@ type report struct {
 	unrecovered                               []string
 	approvals, approvalsApplied, approvalsBad int
 	finalRuns                                 map[string]int
+	maxByKind                                 map[string]time.Duration
 }
 
 func (r *report) bad(format string, args ...any) {
@@ -85,7 +86,7 @@ func (r *report) bad(format string, args ...any) {
 // verify checks Postgres and the SMTP sink against what was posted and
 // approved.
 func verify(ctx context.Context, db *pgxpool.Pool, cases []*chaosCase, aps []approval, s *sink, kills []kill, end time.Time) (*report, error) {
-	r := &report{cases: len(cases), finalRuns: map[string]int{}}
+	r := &report{cases: len(cases), finalRuns: map[string]int{}, maxByKind: map[string]time.Duration{}}
 	if err := verifyReplies(ctx, db, cases, r); err != nil {
 		return r, err
 	}
@@ -297,6 +298,8 @@ func (r *report) recovered(d time.Duration, what string) {
 		d = 0
 	}
 	r.recoveries++
+	kind := strings.Fields(what)[0]
+	r.maxByKind[kind] = max(r.maxByKind[kind], d)
 	if d > r.recoveryMax {
 		r.recoveryMax, r.recoveryWhat = d, what
 	}
@@ -320,6 +323,9 @@ func (r *report) print(events []event, kills int, elapsed time.Duration, retries
 		"missing at sink %d, FAILED %d, unknown at sink %d\n", r.emails, r.duplicates, r.window, r.missingAtSink, r.failedSends, r.unknownAtSink)
 	fmt.Printf("    stranded %d (%s)\n", r.stranded, r.strandedDetail)
 	fmt.Printf("    recovery after a kill: %d held items measured, max %.1fs (%s)\n", r.recoveries, r.recoveryMax.Seconds(), r.recoveryWhat)
+	for _, k := range []string{"run", "email"} {
+		fmt.Printf("      max for held %s work: %.1fs\n", k, r.maxByKind[k].Seconds())
+	}
 	for _, u := range r.unrecovered {
 		fmt.Println("    UNRECOVERED:", u)
 	}
