@@ -36,5 +36,15 @@ migrate: services ## apply migrations to DATABASE_URL
 chaos: ## kill workers, wipe Redis, restart Postgres under load (private PG/Redis); last line chaos: cases=…
 	$(GO) run ./cmd/chaos $(CHAOS_FLAGS)
 
+FUZZTIME ?= 60s
+FUZZ_PKGS ?= ./mail ./api ./analysis
+fuzz: ## run every Fuzz* target of FUZZ_PKGS for FUZZTIME each (60s; FUZZTIME=10m or =1000000x for long runs)
+	@set -e; for pkg in $(FUZZ_PKGS); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
 bench: services ## durable-step ceiling + full pipeline on the real fleet (last line bench: …); SCALE=1: follow-up sweep over 100,000 cases
 	$(GO) run ./cmd/bench $(if $(filter 1,$(SCALE)),-scale)
