@@ -101,7 +101,11 @@ func (m *chaosMonkey) killOne(ctx context.Context) {
 		m.errs = append(m.errs, err)
 	}
 	m.kills = append(m.kills, k)
-	m.log("SIGKILL %s (pid %d) holding %d case locks, %d sends in SENDING; restarted", slot, pid, len(k.runs), len(k.sends))
+	held := fmt.Sprintf("holding %d case locks, %d sends in SENDING", len(k.runs), len(k.sends))
+	if !k.measured {
+		held = "(snapshot failed: not measured)"
+	}
+	m.log("SIGKILL %s (pid %d) %s; restarted", slot, pid, held)
 }
 
 // held snapshots, just before the kill, the case locks held by the

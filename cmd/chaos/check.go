@@ -59,6 +59,13 @@ func waitQuiet(ctx context.Context, db *pgxpool.Pool, ap *approver, limit time.D
 	return b, time.Since(start)
 }
 
+// windowDup is a resend inside the I5 window: delivered at first, not
+// recorded, delivered again at again, recorded SENT at sentAt.
+type windowDup struct {
+	key                  string
+	first, again, sentAt time.Time
+}
+
 // report is the verdict of a chaos run.
 type report struct {
 	cases, posted, redelivered, emails        int
@@ -74,6 +81,7 @@ type report struct {
 	unrecovered                               []string
 	approvals, approvalsApplied, approvalsBad int
 	finalRuns                                 map[string]int
+	windowDetail                              []windowDup
 	maxByKind                                 map[string]time.Duration
 }
 
@@ -228,6 +236,7 @@ func verifyEmails(ctx context.Context, db *pgxpool.Pool, s *sink, r *report) err
 						key, at.Format("15:04:05.000"), sentAt.Format("15:04:05.000"), len(ds), attempts)
 				} else {
 					r.window++
+					r.windowDetail = append(r.windowDetail, windowDup{key: key, first: ds[i-1], again: at, sentAt: *sentAt})
 				}
 			}
 		case "FAILED":
@@ -321,6 +330,16 @@ func (r *report) print(events []event, kills int, elapsed time.Duration, retries
 	fmt.Printf("    approvals %d: applied+sent %d, bad %d\n", r.approvals, r.approvalsApplied, r.approvalsBad)
 	fmt.Printf("    emails SENT %d: true duplicates %d, window duplicates (I5: accepted, not recorded, resent same Message-ID) %d, "+
 		"missing at sink %d, FAILED %d, unknown at sink %d\n", r.emails, r.duplicates, r.window, r.missingAtSink, r.failedSends, r.unknownAtSink)
+	for _, w := range r.windowDetail {
+		cause := "no chaos event in between"
+		for _, e := range events {
+			if !e.at.Before(w.first.Add(-time.Second)) && e.at.Before(w.again) {
+				cause = e.at.Format("15:04:05.000") + " " + e.what
+			}
+		}
+		fmt.Printf("      window: %s accepted %s, resent %s, recorded SENT %s; cause: %s\n", w.key,
+			w.first.Format("15:04:05.000"), w.again.Format("15:04:05.000"), w.sentAt.Format("15:04:05.000"), cause)
+	}
 	fmt.Printf("    stranded %d (%s)\n", r.stranded, r.strandedDetail)
 	fmt.Printf("    recovery after a kill: %d held items measured, max %.1fs (%s)\n", r.recoveries, r.recoveryMax.Seconds(), r.recoveryWhat)
 	for _, k := range []string{"run", "email"} {

@@ -134,7 +134,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	defer func() { apCancel(); apWG.Wait() }()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); fd.run(ctx, o.chaos*75/100, 6) }()
+	go func() { defer wg.Done(); fd.run(ctx, o.chaos*85/100, 6) }()
 	go func() { defer wg.Done(); m.run(ctx, o.chaos) }()
 	wg.Wait()
 	chaosEnd := time.Now()
