@@ -65,7 +65,7 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if err != nil {
 		return err
 	}
-	cm := &committer{store: st, queues: h.Step.Queues, workerID: h.Step.WorkerID}
+	cm := &committer{store: st, queues: h.Step.Queues, workerID: h.Step.WorkerID, caseID: d.CaseID}
 	var seq int
 	res, err := func() (workflow.StepResult, error) {
 		defer lock.Unlock(ctx)

@@ -18,9 +18,12 @@ import (
 const TypeAgentStep = "agent:step"
 
 // StepPayload names the run and the checkpoint version the task expects.
+// CaseID lets the handler take the case lock before reading anything (one
+// round-trip less); 0 (older payloads) reads the run first.
 type StepPayload struct {
 	RunID   int64 `json:"run_id"`
 	StepSeq int   `json:"step_seq"`
+	CaseID  int64 `json:"case_id,omitempty"`
 }
 
 // NewAgentStepTask builds the task of a run's step with its deterministic id.
@@ -59,46 +62,60 @@ func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID <= 0 {
 		return fmt.Errorf("agent:step payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
 	}
-	run, err := h.Store.GetRun(ctx, p.RunID)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
-	}
-	if err != nil {
-		return err
-	}
-	if run.StepSeq != p.StepSeq || (run.Status != workflow.RunQueued && run.Status != workflow.RunRunning) {
-		h.Log.Debug("duplicate or late step ignored", zap.Int64("run", p.RunID), zap.Int("task_seq", p.StepSeq),
-			zap.Int("run_seq", run.StepSeq), zap.String("status", run.Status))
-		return nil
-	}
-	if p.StepSeq == 0 {
-		older, err := h.Store.OlderActiveRun(ctx, run.CaseID, run.ID)
+	caseID := p.CaseID
+	if caseID == 0 {
+		run, err := h.Store.GetRun(ctx, p.RunID)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
+		}
 		if err != nil {
 			return err
 		}
-		if older {
-			return errCaseBusy
-		}
+		caseID = run.CaseID
 	}
-	return h.step(ctx, run.CaseID, p)
+	return h.step(ctx, caseID, p)
 }
 
+// step takes the case lock, then reads the run once under it: a duplicate or
+// late task is acknowledged, the first step of a run waits for older active
+// runs of the case, anything else runs one node.
 func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload) error {
 	start := time.Now()
 	lock, err := h.Store.TryLockCase(ctx, caseID)
 	if err != nil {
 		return err
 	}
-	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID}
+	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID, caseID: caseID}
 	res, err := func() (workflow.StepResult, error) {
 		defer lock.Unlock(ctx)
-		run, err := h.Store.GetRun(ctx, p.RunID) // re-read under the lock
+		run, err := h.Store.GetRun(ctx, p.RunID)
+		if errors.Is(err, store.ErrNotFound) {
+			return workflow.StepResult{}, fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
+		}
 		if err != nil {
 			return workflow.StepResult{}, err
+		}
+		if run.CaseID != caseID {
+			return workflow.StepResult{}, fmt.Errorf("agent:step run %d belongs to case %d, not %d: %w", p.RunID, run.CaseID, caseID, asynq.SkipRetry)
+		}
+		if run.StepSeq != p.StepSeq || (run.Status != workflow.RunQueued && run.Status != workflow.RunRunning) {
+			return workflow.StepResult{}, workflow.ErrStaleCheckpoint
+		}
+		if p.StepSeq == 0 {
+			older, err := h.Store.OlderActiveRun(ctx, run.CaseID, run.ID)
+			if err != nil {
+				return workflow.StepResult{}, err
+			}
+			if older {
+				return workflow.StepResult{}, errCaseBusy
+			}
 		}
 		eng := workflow.CaseEngine{Graph: h.Graph, CP: cm, Memo: h.Store, Clock: h.Clock}
 		return eng.Step(ctx, run.RunState(), p.StepSeq)
 	}()
+	if errors.Is(err, errCaseBusy) || errors.Is(err, asynq.SkipRetry) {
+		return err
+	}
 	return h.finish(ctx, cm, res, err, p.RunID, p.StepSeq, start)
 }
 

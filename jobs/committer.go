@@ -37,6 +37,7 @@ type committer struct {
 	store    *store.Store
 	queues   Queues
 	workerID string
+	caseID   int64
 	outbox   []store.OutboxRow
 }
 
@@ -50,7 +51,7 @@ func (c *committer) CommitStep(ctx context.Context, runID int64, fromSeq int, ap
 			return err
 		}
 		if cp.Status == workflow.RunRunning {
-			row, err := stepOutbox(c.queues, runID, cp.ToSeq(), 0)
+			row, err := stepOutbox(c.queues, c.caseID, runID, cp.ToSeq(), 0)
 			if err != nil {
 				return err
 			}
@@ -62,8 +63,8 @@ func (c *committer) CommitStep(ctx context.Context, runID int64, fromSeq int, ap
 	return err
 }
 
-func stepOutbox(q Queues, runID int64, seq, gen int) (store.OutboxRow, error) {
-	p, err := json.Marshal(StepPayload{RunID: runID, StepSeq: seq})
+func stepOutbox(q Queues, caseID, runID int64, seq, gen int) (store.OutboxRow, error) {
+	p, err := json.Marshal(StepPayload{RunID: runID, StepSeq: seq, CaseID: caseID})
 	return store.OutboxRow{TaskType: TypeAgentStep, TaskID: StepTaskID(runID, seq, gen), Payload: p,
 		Queue: q.Agent, ProcessAt: time.Now().UTC()}, err
 }
@@ -98,7 +99,7 @@ func StartRun(ctx context.Context, tx *store.Tx, q Queues, n store.NewRun) (stor
 	if err != nil || !created {
 		return run, created, err
 	}
-	row, err := stepOutbox(q, run.ID, 0, 0)
+	row, err := stepOutbox(q, run.CaseID, run.ID, 0, 0)
 	if err != nil {
 		return run, created, err
 	}

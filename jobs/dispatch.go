@@ -18,6 +18,9 @@ type Dispatcher struct {
 	Client *asynq.Client
 	Store  *store.Store
 	Log    *zap.Logger
+	// Marker, when set, stamps rows dispatched asynchronously in batches
+	// (the worker's hot path); nil stamps them before Dispatch returns.
+	Marker *DispatchMarker
 }
 
 // Dispatch enqueues rows and stamps them dispatched. Rows that fail stay
@@ -34,6 +37,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, rows []store.OutboxRow) error
 			continue
 		}
 		ok = append(ok, r.ID)
+	}
+	if d.Marker != nil {
+		d.Marker.Add(ok)
+		return first
 	}
 	if err := d.Store.MarkDispatched(ctx, ok); err != nil && first == nil {
 		first = err

@@ -35,8 +35,12 @@ func TestFeeQuoteParksApproveSendsOnce(t *testing.T) {
 	h.decide(caseID, g.ProposalID, g.Version, workflow.DecisionApprove, "", "")
 	done := h.waitRun(run.ID, workflow.RunCompleted)
 	storetestEventuallySent(t, h, 1)
-	if n := h.db.Int(t, `SELECT count(*) FROM email_sends WHERE case_id=$1 AND status='SENT'`, caseID); n != 1 {
-		t.Fatalf("SENT email rows = %d, want 1", n)
+	// The send is recorded right after the transport accepted it.
+	waitFor(t, "email_sends row SENT", func() bool {
+		return h.db.Int(t, `SELECT count(*) FROM email_sends WHERE case_id=$1 AND status='SENT'`, caseID) == 1
+	})
+	if n := h.db.Int(t, `SELECT count(*) FROM email_sends WHERE case_id=$1`, caseID); n != 1 {
+		t.Fatalf("email rows = %d, want 1", n)
 	}
 	if s := h.db.String(t, `SELECT status FROM proposals WHERE id=$1`, g.ProposalID); s != workflow.ProposalExecuted {
 		t.Fatalf("proposal status = %s", s)

@@ -102,7 +102,7 @@ func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	row, err := stepOutbox(r.Queues, run.ID, run.StepSeq, gen)
+	row, err := stepOutbox(r.Queues, run.CaseID, run.ID, run.StepSeq, gen)
 	if err != nil {
 		return false, err
 	}

@@ -114,29 +114,29 @@ func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID st
 	if cp.Interrupt != nil {
 		interrupt = cp.Interrupt
 	}
-	ct, err := t.tx.Exec(ctx, `
-		UPDATE runs SET status = $3, next_node = $4, step_seq = $2 + 1, state = $5, interrupt = $6,
-		       error = $7, updated_at = now(), dispatch_gen = 0,
-		       finished_at = CASE WHEN $3 IN ('completed','failed','superseded','cancelled') THEN now() END
-		WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running','parked')`,
-		cp.RunID, cp.FromSeq, cp.Status, cp.NextNode, cp.State, interrupt, cp.Error)
-	if err != nil {
-		return fmt.Errorf("advance run %d: %w", cp.RunID, translate(err))
-	}
-	if ct.RowsAffected() == 0 {
-		return workflow.ErrStaleCheckpoint
-	}
 	st := cp.Step
 	delta := st.StateDelta
 	if delta == nil {
 		delta = json.RawMessage("{}")
 	}
-	_, err = t.tx.Exec(ctx, `
+	// One round-trip: the compare-and-set and the history row together; no
+	// row inserted means the checkpoint had moved.
+	ct, err := t.tx.Exec(ctx, `
+		WITH advanced AS (
+		    UPDATE runs SET status = $3, next_node = $4, step_seq = $2 + 1, state = $5, interrupt = $6,
+		           error = $7, updated_at = now(), dispatch_gen = 0,
+		           finished_at = CASE WHEN $3 IN ('completed','failed','superseded','cancelled') THEN now() END
+		    WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running','parked')
+		    RETURNING id)
 		INSERT INTO run_steps (run_id, seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-		cp.RunID, st.Seq, st.Node, st.Outcome, st.NextNode, delta, st.Error, workerID, st.StartedAt, st.FinishedAt)
+		SELECT id, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM advanced`,
+		cp.RunID, cp.FromSeq, cp.Status, cp.NextNode, cp.State, interrupt, cp.Error,
+		st.Seq, st.Node, st.Outcome, st.NextNode, delta, st.Error, workerID, st.StartedAt, st.FinishedAt)
 	if err != nil {
-		return fmt.Errorf("record step %d of run %d: %w", st.Seq, cp.RunID, translate(err))
+		return fmt.Errorf("advance run %d: %w", cp.RunID, translate(err))
+	}
+	if ct.RowsAffected() == 0 {
+		return workflow.ErrStaleCheckpoint
 	}
 	return nil
 }

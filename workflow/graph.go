@@ -43,6 +43,20 @@ type Deps struct {
 	MaxAdjustments int
 	// MaxSteps bounds the steps of one run.
 	MaxSteps int
+	// MemoAnalysis and MemoDrafts store analyzer and drafter results in
+	// llm_calls per (run, step, purpose) so a retried step never pays twice
+	// (I5). Set them for LLM-backed judgement; the offline analyzer and
+	// templates are deterministic and cheap, and skip the two round-trips.
+	MemoAnalysis, MemoDrafts bool
+}
+
+// judge runs fn through the step's memo when memoize is set, else directly.
+func judge(ctx context.Context, env Env, memoize bool, purpose string, req, out any, fn func(context.Context) (any, *LLMUsage, error)) error {
+	if memoize {
+		return env.Memo.Do(ctx, purpose, req, out, fn)
+	}
+	var none *Memo
+	return none.Do(ctx, purpose, req, out, fn)
 }
 
 // ErrAdjustLimit is returned when a proposal has been adjusted
@@ -129,7 +143,7 @@ func (d *Deps) classifyInbound(ctx context.Context, env Env, s CaseState) (CaseO
 		return CaseOutcome{}, fmt.Errorf("load case %d: %w", s.CaseID, err)
 	}
 	var a Analysis
-	err = env.Memo.Do(ctx, "classify", map[string]any{"message_id": reply.MessageID}, &a,
+	err = judge(ctx, env, d.MemoAnalysis, "classify", map[string]any{"message_id": reply.MessageID}, &a,
 		func(ctx context.Context) (any, *LLMUsage, error) {
 			a, err := d.Analyzer.Analyze(ctx, reply, c.CaseContext)
 			return a, a.Usage, err
@@ -206,7 +220,7 @@ func (d *Deps) draftResponse(ctx context.Context, env Env, s CaseState) (CaseOut
 		}
 	}
 	var dr Draft
-	err = env.Memo.Do(ctx, "draft", req, &dr, func(ctx context.Context) (any, *LLMUsage, error) {
+	err = judge(ctx, env, d.MemoDrafts, "draft", req, &dr, func(ctx context.Context) (any, *LLMUsage, error) {
 		dr, err := d.Drafter.Draft(ctx, req)
 		return dr, dr.Usage, err
 	})

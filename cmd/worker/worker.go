@@ -25,6 +25,7 @@ type Worker struct {
 	Server  *asynq.Server
 	Metrics *http.Server
 	mux     *asynq.ServeMux
+	marker  *jobs.DispatchMarker
 }
 
 // NewWorker wires a worker from an opened App.
@@ -41,7 +42,9 @@ func NewWorker(a *app.App) (*Worker, error) {
 	reg := prometheus.NewRegistry()
 	m := newMetrics(reg)
 	id := c.WorkerIDOrDefault()
-	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: a.Dispatch,
+	marker := &jobs.DispatchMarker{Store: a.Store, Log: a.Log.Named("dispatch")}
+	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log.Named("dispatch"), Marker: marker}
+	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: dispatch,
 		Queues: a.Queues, WorkerID: id, Log: a.Log.Named("step"), Observe: m.observeStep}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
 		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent}}
@@ -77,13 +80,17 @@ func NewWorker(a *app.App) (*Worker, error) {
 	a.Log.Info("worker configured", zap.String("worker_id", id), zap.Int("concurrency", c.WorkerConcurrency),
 		zap.Duration("poll_interval", c.WorkerPollInterval), zap.Any("queues", a.Queues.Weights()))
 	return &Worker{App: a, Server: srv, Metrics: &http.Server{Addr: c.WorkerMetricsAddr, Handler: hm,
-		ReadHeaderTimeout: 5 * time.Second}, mux: hs.Mux()}, nil
+		ReadHeaderTimeout: 5 * time.Second}, mux: hs.Mux(), marker: marker}, nil
 }
 
 // Run processes tasks until ctx ends, then shuts down gracefully: in-flight
 // tasks get WORKER_SHUTDOWN_TIMEOUT to finish; unfinished ones go back to
 // the queue (and their steps are fenced, so re-running them is safe).
 func (w *Worker) Run(ctx context.Context) error {
+	mctx, stopMarker := context.WithCancel(context.WithoutCancel(ctx))
+	markerDone := make(chan struct{})
+	go func() { defer close(markerDone); w.marker.Run(mctx) }()
+	defer func() { stopMarker(); <-markerDone }() // last stamps flushed after the server drained
 	if err := w.Server.Start(w.mux); err != nil {
 		return fmt.Errorf("start asynq server: %w", err)
 	}

@@ -99,7 +99,7 @@ func (a *App) Deps() (*workflow.Deps, error) {
 			start: c.SendStartHour, end: c.SendEndHour, jitter: c.SendMaxJitter},
 		Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: c.FeeAutoApproveMaxCents, MinConfidence: c.MinConfidence,
 			MaxFollowups: c.MaxFollowups},
-		MaxAdjustments: c.MaxAdjustments}, nil
+		MaxAdjustments: c.MaxAdjustments, MemoAnalysis: c.Analyzer == "openai", MemoDrafts: c.Drafter == "openai"}, nil
 }
 
 // Planner returns the statutory clock: jurisdiction rules from the embedded

@@ -28,7 +28,7 @@ type Config struct {
 
 	WorkerConcurrency     int           `env:"WORKER_CONCURRENCY" envDefault:"8"`
 	WorkerShutdownTimeout time.Duration `env:"WORKER_SHUTDOWN_TIMEOUT" envDefault:"25s"`
-	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"10ms"`
+	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"2ms"`
 	WorkerID              string        `env:"WORKER_ID"` // default: hostname-pid
 	WorkerMetricsAddr     string        `env:"WORKER_METRICS_ADDR" envDefault:":9091"`
 	// DBTraceCount counts Postgres queries (foiaflow_db_queries_total on the
