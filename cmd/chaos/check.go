@@ -335,6 +335,7 @@ func (r *report) print(events []event, kills int, elapsed time.Duration, retries
 		for _, e := range events {
 			if !e.at.Before(w.first.Add(-time.Second)) && e.at.Before(w.again) {
 				cause = e.at.Format("15:04:05.000") + " " + e.what
+				break // the first event after the acceptance
 			}
 		}
 		fmt.Printf("      window: %s accepted %s, resent %s, recorded SENT %s; cause: %s\n", w.key,
