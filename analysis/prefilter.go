@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // fastRe wraps a regexp with a literal prefilter so thousands of replies per
@@ -21,6 +23,22 @@ type fastRe struct {
 	prefix      []string
 	prefixWordB bool
 	atStart     *regexp.Regexp
+	// win is how far around a key occurrence a match may extend: window, or
+	// the pattern's maximum match length in bytes when that is smaller (a
+	// match of at most win bytes containing the key at p lies in
+	// [p-win, p+win]). Only for keys derived from the pattern itself.
+	win int
+	// atLimit is how many bytes from a prefix occurrence atStart reads:
+	// maxMatch, or one more than the pattern's maximum match length (the
+	// extra byte keeps a trailing \b's context) when that is smaller.
+	atLimit int
+	// seps bounds how many separators (' ', '\n') a match can contain (-1:
+	// unbounded); a match containing the key at p then lies between the
+	// seps+1'th separator before p and the seps+1'th at or after p.
+	seps int
+	// shrink: keys are the pattern's own required literals, so windows
+	// may be cut to the match bounds above.
+	shrink bool
 }
 
 // maxMatch bounds a match's length when running anchored at a prefix.
@@ -31,10 +49,17 @@ const maxMatch = 400
 const window = 260
 
 func newFastRe(re *regexp.Regexp) fastRe {
-	f := fastRe{re: re}
+	f := fastRe{re: re, win: window, atLimit: maxMatch, seps: -1}
 	p, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
 		return f
+	}
+	if l, ok := maxLenOf(p); ok {
+		f.win = min(l, window)
+		f.atLimit = min(l+1, maxMatch)
+	}
+	if n, ok := maxSepsOf(p); ok {
+		f.seps = n
 	}
 	p = p.Simplify()
 	f.anchored = hasAnchor(p)
@@ -51,7 +76,170 @@ func newFastRe(re *regexp.Regexp) fastRe {
 		}
 	}
 	f.keys = keys
+	if f.win+maxLenKeys(keys) > window {
+		f.win = window
+	}
+	f.shrink = f.win < window || f.seps >= 0
 	return f
+}
+
+func maxLenKeys(xs []string) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, len(x))
+	}
+	return m
+}
+
+// maxLenOf returns the most bytes a match of p can span, and false when that
+// is unbounded. Any-character and class items count the UTF-8 length of
+// their largest rune, case-folded literals that of their widest fold.
+func maxLenOf(p *syntax.Regexp) (int, bool) {
+	switch p.Op {
+	case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range p.Rune {
+			w := utf8.RuneLen(r)
+			if p.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					w = max(w, utf8.RuneLen(f))
+				}
+			}
+			n += max(w, utf8.UTFMax*boolInt(w < 0))
+		}
+		return n, true
+	case syntax.OpCharClass:
+		if len(p.Rune) == 0 {
+			return 0, true
+		}
+		hi := p.Rune[len(p.Rune)-1]
+		if w := utf8.RuneLen(hi); w > 0 {
+			return w, true
+		}
+		return utf8.UTFMax, true
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxLenOf(p.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		if l, ok := maxLenOf(p.Sub[0]); ok && l == 0 {
+			return 0, true
+		}
+		return 0, false
+	case syntax.OpRepeat:
+		l, ok := maxLenOf(p.Sub[0])
+		if !ok || p.Max < 0 && l > 0 {
+			return 0, false
+		}
+		return l * max(p.Max, 0), true
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, s := range p.Sub {
+			l, ok := maxLenOf(s)
+			if !ok {
+				return 0, false
+			}
+			if p.Op == syntax.OpConcat {
+				n += l
+			} else {
+				n = max(n, l)
+			}
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// maxSepsOf returns how many ' ' or '\n' a match of p can contain, and
+// false when that is unbounded.
+func maxSepsOf(p *syntax.Regexp) (int, bool) {
+	switch p.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range p.Rune {
+			if r == ' ' || r == '\n' {
+				n++
+			}
+		}
+		return n, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(p.Rune); i += 2 {
+			if p.Rune[i] <= ' ' && ' ' <= p.Rune[i+1] || p.Rune[i] <= '\n' && '\n' <= p.Rune[i+1] {
+				return 1, true
+			}
+		}
+		return 0, true
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return 1, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxSepsOf(p.Sub[0])
+	case syntax.OpStar, syntax.OpPlus:
+		if n, ok := maxSepsOf(p.Sub[0]); ok && n == 0 {
+			return 0, true
+		}
+		return 0, false
+	case syntax.OpRepeat:
+		n, ok := maxSepsOf(p.Sub[0])
+		if !ok || p.Max < 0 && n > 0 {
+			return 0, false
+		}
+		return n * max(p.Max, 0), true
+	case syntax.OpConcat, syntax.OpAlternate:
+		t := 0
+		for _, s := range p.Sub {
+			n, ok := maxSepsOf(s)
+			if !ok {
+				return 0, false
+			}
+			if p.Op == syntax.OpConcat {
+				t += n
+			} else {
+				t = max(t, n)
+			}
+		}
+		return t, true
+	}
+	// Assertions and empty matches consume nothing.
+	return 0, true
+}
+
+func isSep(c byte) bool { return c == ' ' || c == '\n' }
+
+// sepBounds returns where a match with at most n separators that contains
+// lower[p] can start and end: just after the n+1'th separator before p, and
+// at the n+1'th separator at or after p.
+func sepBounds(lower string, p, n int) (int, int) {
+	lo, c := p, 0
+	for lo > 0 {
+		if isSep(lower[lo-1]) {
+			if c == n {
+				break
+			}
+			c++
+		}
+		lo--
+	}
+	hi, c := p, 0
+	for hi < len(lower) {
+		if isSep(lower[hi]) {
+			if c == n {
+				break
+			}
+			c++
+		}
+		hi++
+	}
+	return lo, hi
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func hasAnchor(p *syntax.Regexp) bool {
@@ -284,11 +472,14 @@ func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
 		}
 		return nil
 	}
-	var pos []int
+	var pos, all []int
 	for _, k := range f.keys {
 		if ix != nil {
 			n := len(pos)
 			pos = ix.positions(k, pos)
+			if f.shrink {
+				all = append(all, pos[n:]...)
+			}
 			if !overlap {
 				pos = dropOverlapping(pos, n, len(k))
 			}
@@ -301,6 +492,16 @@ func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
 			}
 			pos = append(pos, off+i)
 			off += i + len(k)
+		}
+		if f.shrink {
+			for off := 0; ; {
+				i := strings.Index(lower[off:], k)
+				if i < 0 {
+					break
+				}
+				all = append(all, off+i)
+				off += i + 1
+			}
 		}
 	}
 	if len(pos) == 0 {
@@ -315,6 +516,53 @@ func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
 		}
 		for hi < len(lower) && lower[hi] != ' ' && lower[hi] != '\n' {
 			hi++
+		}
+		if n := len(out); n > 0 && lo <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], hi)
+			continue
+		}
+		out = append(out, [2]int{lo, hi})
+	}
+	if !f.shrink {
+		return out
+	}
+	return f.shrinkSpans(lower, out, all)
+}
+
+// shrinkSpans cuts the full windows big (ascending, disjoint) down to the
+// parts where a match can lie: every match contains a key occurrence p (all,
+// which includes occurrences a left-to-right scan skips) and, being at most
+// f.win bytes and f.seps separators long, lies within both bounds around p
+// and within p's full window. A scan of big finds no match outside the cut
+// windows, none crossing their edges (such a match's own cut window would
+// overlap and merge), and the same ones inside them, since every edge is a
+// separator or the text's end (the same \b context); so the result of the
+// windowed scan is unchanged.
+func (f fastRe) shrinkSpans(lower string, big [][2]int, all []int) [][2]int {
+	sort.Ints(all)
+	var out [][2]int
+	b := 0
+	for _, p := range all {
+		for b < len(big) && big[b][1] <= p {
+			b++
+		}
+		if b == len(big) || p < big[b][0] {
+			return big // not expected: every occurrence opens a full window
+		}
+		lo, hi := big[b][0], big[b][1]
+		if f.win < window {
+			l, h := max(0, p-f.win), min(len(lower), p+f.win)
+			for l > 0 && !isSep(lower[l-1]) {
+				l--
+			}
+			for h < len(lower) && !isSep(lower[h]) {
+				h++
+			}
+			lo, hi = max(lo, l), min(hi, h)
+		}
+		if f.seps >= 0 {
+			l, h := sepBounds(lower, p, f.seps)
+			lo, hi = max(lo, l), min(hi, h)
 		}
 		if n := len(out); n > 0 && lo <= out[n-1][1] {
 			out[n-1][1] = max(out[n-1][1], hi)
@@ -453,7 +701,14 @@ func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [
 			if p < last || (p > 0 && pos[0] >= 0 && f.prefixWordB && isWordByte(lower[p-1])) {
 				continue
 			}
-			if m := f.atStart.FindStringIndex(lower[p:min(len(lower), p+maxMatch)]); m != nil {
+			end := min(len(lower), p+f.atLimit)
+			if f.seps >= 0 && f.atLimit == maxMatch {
+				// The match ends by the seps+1'th separator from p, whose
+				// \b context is that of the text's end.
+				_, h := sepBounds(lower, p, f.seps)
+				end = min(end, h)
+			}
+			if m := f.atStart.FindStringIndex(lower[p:end]); m != nil {
 				out = append(out, []int{p, p + m[1]})
 				last = p + max(m[1], 1)
 				if len(out) >= n {
@@ -482,7 +737,8 @@ func (f fastRe) match(lower string) bool { return len(f.findAll(lower, 1)) > 0 }
 func fre(pattern string, keys ...string) fastRe {
 	f := newFastRe(regexp.MustCompile(pattern))
 	if len(keys) > 0 {
-		f.keys = keys
+		// Explicit keys need not occur in a match: keep the full window.
+		f.keys, f.win, f.shrink = keys, window, false
 	}
 	return f
 }
