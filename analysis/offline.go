@@ -23,6 +23,9 @@ const (
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
 	MaxReplyBytes = 64 << 10
+	// maxSubjectBytes caps the subject line the offline analyzer prepends
+	// to the text it reads.
+	maxSubjectBytes = 1000
 )
 
 // OfflineName is the Analysis.Analyzer value of the offline analyzer.
@@ -78,6 +81,16 @@ func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analy
 	z := split(clean)
 	body := z.body
 	if s := strings.TrimSpace(reply.Subject); s != "" && !strings.HasPrefix(strings.ToLower(s), "re:") {
+		if len(s) > maxSubjectBytes {
+			// The subject is outside the MaxReplyBytes cap: a megabyte
+			// subject took seconds to analyze (found by FuzzAnalyze).
+			cut := maxSubjectBytes
+			for cut > 0 && !isRuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
+			a.Reasons = append(a.Reasons, fmt.Sprintf("subject truncated to %d bytes", maxSubjectBytes))
+		}
 		body = s + "\n" + body
 	}
 	lower := unwrapLines(asciiLower(body))

@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,4 +104,19 @@ func dollars(cents int64, separators bool) string {
 	}
 	frac := strconv.FormatInt(cents%100+100, 10)[1:]
 	return "$" + whole + "." + frac
+}
+
+// TestAnalyzeLongSubjectCapped pins the fix FuzzAnalyze led to: the
+// subject bypassed MaxReplyBytes (a 1 MiB subject took 20 s to analyze);
+// only its first 1000 bytes are read now.
+func TestAnalyzeLongSubjectCapped(t *testing.T) {
+	t.Parallel()
+	subject := strings.Repeat("é", 499) + "x" + " The total fee for this request is $45.50."
+	a, err := analysis.Offline{}.Analyze(context.Background(), workflow.Reply{Text: "Thank you.", Subject: subject}, workflow.CaseContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.FeeCents != nil || !slices.Contains(a.Reasons, "subject truncated to 1000 bytes") {
+		t.Fatalf("fee %v, reasons %q", a.FeeCents, a.Reasons)
+	}
 }
