@@ -14,7 +14,7 @@ import (
 
 var (
 	trackingLabeledRe   = fre(`(?i)\b(?:request|case|reference|ref|tracking|control|confirmation|ticket|log|file|foia|foil|foipa|prr)\s*(?:log\s+|tracking\s+|case\s+)?(?:no\.?|number|num\.?|#|id)?\s*[:#]?\s*\*?((?:[A-Z]{1,5}[- ])?[A-Z]{0,6}\d[A-Z0-9]*(?:-[A-Z0-9]+)*)\b`)
-	trackingFormRe      = regexp.MustCompile(`\b((?:FOIA|FOIL|FOIPA|PRR|PRA|OPRA|CPRA|R|W|P|C|[A-Z]{2,4})-\d{2,4}-[0-9A-Z-]{2,})\b`)
+	trackingFormRe      = newFullRe(`\b((?:FOIA|FOIL|FOIPA|PRR|PRA|OPRA|CPRA|R|W|P|C|[A-Z]{2,4})-\d{2,4}-[0-9A-Z-]{2,})\b`)
 	yearOnlyRe          = regexp.MustCompile(`^(19|20)\d\d$`)
 	trackingLabelWordRe = regexp.MustCompile(`(?i)foia|foil|foipa|prr|request|case|tracking|reference|ref`)
 )
@@ -25,7 +25,7 @@ var (
 func extractTracking(body string, bix *bigramIndex) string {
 	best := ""
 	bestAt := len(body) + 1
-	for _, m := range trackingFormRe.FindAllStringSubmatchIndex(body, -1) {
+	for _, m := range trackingFormRe.allSubmatchIndex(body, bix.text) {
 		if m[0] < bestAt {
 			best, bestAt = body[m[2]:m[3]], m[0]
 		}
@@ -72,9 +72,9 @@ const monthNames = `(january|february|march|april|may|june|july|august|september
 
 var (
 	dateMDY     = fre(`(?i)\b` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
-	dateDMY     = fre(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
-	dateSlash   = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
-	dateISO     = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	dateDMY     = newFullRe(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
+	dateSlash   = newFullRe(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
+	dateISO     = newFullRe(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	deadlineCue = regexp.MustCompile(`(?i)(\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until)[^.]{0,40}$`)
 	pastDateCue = regexp.MustCompile(`(?i)(dated|received( on)?|sent( to you)?( on)?|submitted( on)?|filed( on)?|since|letter of|request of|email of|from|issued( on)?|on)\s*$`)
 	relDaysRe   = regexp.MustCompile(`(?i)\b(additional|within|in|extend\w* (by|for)?|take|approximately|another)\s+(?:up to\s+)?(?:an additional\s+)?(\w+\s+)?\(?(\d+)\)?\s+(business |working |calendar )?(days|weeks|months|years)\b`)
@@ -108,13 +108,13 @@ func findDates(s string, ix *bigramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range submatchesIn(dateDMY, ix, 64) {
+	for _, m := range dateDMY.allSubmatchIndex(ix.text, ix.text) {
 		d, _ := strconv.Atoi(s[m[2]:m[3]])
 		mon := monthIndex[strings.ToLower(s[m[4]:m[5]])[:3]]
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range dateSlash.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range dateSlash.allSubmatchIndex(s, ix.text) {
 		if !strings.Contains(s, "/") {
 			break
 		}
@@ -123,7 +123,7 @@ func findDates(s string, ix *bigramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, mo, d, m[0])
 	}
-	for _, m := range dateISO.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range dateISO.allSubmatchIndex(s, ix.text) {
 		y, _ := strconv.Atoi(s[m[2]:m[3]])
 		mo, _ := strconv.Atoi(s[m[4]:m[5]])
 		d, _ := strconv.Atoi(s[m[6]:m[7]])
@@ -200,8 +200,8 @@ func addBusinessDays(t time.Time, n int) time.Time {
 
 var (
 	urlRe        = fre(`(?i)\bhttps?://[^\s<>()"'\]]+|\bwww\.[^\s<>()"'\]]+`)
-	portalCueRe  = regexp.MustCompile(`(?i)portal|log ?in|sign ?in|register|track|create an account|submit|new request|records center|request center|govqa|nextrequest|justfoia|foiaxpress`)
-	fileShareRe  = regexp.MustCompile(`(?i)dropbox\.com|sharefile\.com|box\.com/s|drive\.google|onedrive|sharepoint\.com|1drv\.ms|wetransfer|we\.tl|/download|\.pdf\b|\.zip\b|\.xlsx?\b|\.csv\b|\.mp4\b`)
+	portalCueRe  = newFullRe(`(?i)portal|log ?in|sign ?in|register|track|create an account|submit|new request|records center|request center|govqa|nextrequest|justfoia|foiaxpress`)
+	fileShareRe  = newFullRe(`(?i)dropbox\.com|sharefile\.com|box\.com/s|drive\.google|onedrive|sharepoint\.com|1drv\.ms|wetransfer|we\.tl|/download|\.pdf\b|\.zip\b|\.xlsx?\b|\.csv\b|\.mp4\b`)
 	vendorByHost = []struct{ host, vendor string }{
 		{"govqa.us", "GovQA"}, {"mycusthelp.com", "GovQA"}, {"mycusthelp.net", "GovQA"},
 		{"nextrequest.com", "NextRequest"}, {"justfoia.com", "JustFOIA"},
@@ -209,13 +209,13 @@ var (
 		{"openrecords.nyc.gov", "NYC OpenRecords"}, {"securerelease.us", "SecureRelease"},
 	}
 	vendorByName = []struct {
-		re     *regexp.Regexp
+		re     fullRe
 		vendor string
 	}{
-		{regexp.MustCompile(`(?i)\bgov ?qa\b|mycusthelp`), "GovQA"},
-		{regexp.MustCompile(`(?i)\bnext ?request\b`), "NextRequest"},
-		{regexp.MustCompile(`(?i)\bjust ?foia\b`), "JustFOIA"},
-		{regexp.MustCompile(`(?i)\bfoia ?xpress\b`), "FOIAXpress"},
+		{newFullRe(`(?i)\bgov ?qa\b|mycusthelp`), "GovQA"},
+		{newFullRe(`(?i)\bnext ?request\b`), "NextRequest"},
+		{newFullRe(`(?i)\bjust ?foia\b`), "JustFOIA"},
+		{newFullRe(`(?i)\bfoia ?xpress\b`), "FOIAXpress"},
 	}
 )
 
@@ -238,24 +238,27 @@ func vendorOf(u string) string {
 // about a portal/login/new request; the vendor also from its name in text.
 func extractPortal(text string) (string, string) {
 	var cueURL string
-	for _, m := range urlRe.findAll(asciiLower(text), 64) {
+	lower := asciiLower(text)
+	for _, m := range urlRe.findAll(lower, 64) {
 		u := strings.TrimRight(text[m[0]:m[1]], ".,;:")
 		if v := vendorOf(u); v != "" {
 			return u, v
 		}
-		if cueURL == "" && !fileShareRe.MatchString(u) {
-			ctx := text[max(0, m[0]-160):m[0]]
+		if cueURL == "" && !fileShareRe.matchString(u, lower[m[0]:m[0]+len(u)]) {
+			lo := max(0, m[0]-160)
+			ctx := text[lo:m[0]]
 			if i := strings.LastIndex(ctx, "\n\n"); i >= 0 {
+				lo += i
 				ctx = ctx[i:]
 			}
-			if portalCueRe.MatchString(ctx) {
+			if portalCueRe.matchString(ctx, lower[lo:m[0]]) {
 				cueURL = u
 			}
 		}
 	}
 	vendor := ""
 	for _, v := range vendorByName {
-		if v.re.MatchString(text) {
+		if v.re.matchString(text, lower) {
 			vendor = v.vendor
 			break
 		}
@@ -275,7 +278,7 @@ func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
 	}
 	lower := asciiLower(text)
 	for _, ix := range urlRe.findAll(lower, 64) {
-		if m := text[ix[0]:ix[1]]; fileShareRe.MatchString(m) {
+		if m := text[ix[0]:ix[1]]; fileShareRe.matchString(m, lower[ix[0]:ix[1]]) {
 			return true, "download link " + clip(m, 60)
 		}
 	}

@@ -41,7 +41,7 @@ type feeResult struct {
 }
 
 var (
-	moneyRe = regexp.MustCompile(`(?i)(?:\$|usd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? dollars\b`)
+	moneyRe = newFullRe(`(?i)(?:\$|usd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? dollars\b`)
 	// bareAmountLine is an OCR'd table cell holding only an amount.
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
@@ -112,7 +112,7 @@ func after(s string, i, n int) string {
 // findAmounts lists every money mention in body with its role.
 func findAmounts(body string) []amount {
 	var out []amount
-	for _, m := range moneyRe.FindAllStringSubmatchIndex(body, -1) {
+	for _, m := range moneyRe.allSubmatchIndex(body, asciiLower(body)) {
 		var whole, frac string
 		if m[2] >= 0 {
 			whole = body[m[2]:m[3]]

@@ -774,3 +774,103 @@ func submatchesOf(f fastRe, lower string, ms [][]int) [][]int {
 	}
 	return out
 }
+
+// fullRe runs a regexp over whole texts with exactly the results of
+// re.FindAllStringSubmatchIndex(s, -1), scanning only the parts of s where a
+// match can lie: around occurrences of its required literals (keys, which
+// may be one byte long here), within the pattern's byte and separator bounds.
+// A text with none of the keys has no match. Window edges are separators or
+// the text's ends, where \b sees what it sees in the whole text, and no match
+// crosses them, so the scan decomposes. Patterns without keys or bounds, and
+// case-folded patterns on texts holding the non-ASCII folds of k and s (which
+// lower-cased key lookups would miss), are scanned whole.
+type fullRe struct {
+	fastRe
+	fold bool
+}
+
+func newFullRe(pattern string) fullRe {
+	re := regexp.MustCompile(pattern)
+	f := fullRe{fastRe: fastRe{re: re, win: window, atLimit: maxMatch, seps: -1}}
+	p, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return f
+	}
+	f.fold = hasFoldCase(p)
+	f.keys = requiredLiterals(p.Simplify())
+	for _, k := range f.keys {
+		if k == "" {
+			f.keys = nil
+		}
+	}
+	l, lok := maxLenOf(p)
+	n, sok := maxSepsOf(p)
+	f.win = window << 20
+	if lok {
+		f.win = l
+	}
+	if sok {
+		f.seps = n
+	}
+	f.shrink = f.keys != nil && (lok || sok) && !hasAnchor(p)
+	return f
+}
+
+func hasFoldCase(p *syntax.Regexp) bool {
+	if p.Flags&syntax.FoldCase != 0 {
+		return true
+	}
+	for _, s := range p.Sub {
+		if hasFoldCase(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// allSubmatchIndex is re.FindAllStringSubmatchIndex(s, -1); lower is
+// asciiLower(s) (or s itself when the caller knows it is lower-case).
+func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
+	if !f.shrink || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
+		return f.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var all []int
+	for _, k := range f.keys {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], k)
+			if i < 0 {
+				break
+			}
+			all = append(all, off+i)
+			off += i + 1
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	var out [][]int
+	for _, sp := range f.shrinkSpans(lower, [][2]int{{0, len(lower)}}, all) {
+		for _, m := range f.re.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += sp[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// matchString is re.MatchString(s); lower is asciiLower(s).
+func (f fullRe) matchString(s, lower string) bool {
+	if f.keys == nil || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
+		return f.re.MatchString(s)
+	}
+	for _, k := range f.keys {
+		if strings.Contains(lower, k) {
+			return f.re.MatchString(s)
+		}
+	}
+	return false
+}
