@@ -1,0 +1,88 @@
+package analysis
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/foiaflow/foiaflow/dataset"
+)
+
+// boundTexts are the corpus bodies plus shuffled-word variants of them, so
+// keys land in many different neighbourhoods.
+func boundTexts(t *testing.T) []string {
+	replies, err := dataset.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	var out []string
+	for _, r := range replies {
+		n := normalize(r.Text)
+		out = append(out, n)
+		w := strings.Fields(n)
+		for range 3 {
+			rng.Shuffle(len(w), func(i, j int) { w[i], w[j] = w[j], w[i] })
+			out = append(out, strings.Join(w, " "))
+		}
+	}
+	out = append(out, "Fee: USD 45 and 12 dollars; see WWW.GovQA.us/x on 3 Jan 2024 (FOIA-2024-001), 2024-02-30 1/2/24 juſt foia")
+	return out
+}
+
+// TestFullReMatchesWholeScan: fullRe finds exactly what the plain regexp
+// finds on the whole text.
+func TestFullReMatchesWholeScan(t *testing.T) {
+	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe}
+	for _, v := range vendorByName {
+		res = append(res, v.re)
+	}
+	for _, s := range boundTexts(t) {
+		lower := asciiLower(s)
+		for _, f := range res {
+			for _, in := range []string{s, lower} {
+				want := f.re.FindAllStringSubmatchIndex(in, -1)
+				if got := f.allSubmatchIndex(in, lower); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s on %.60q: got %v want %v", f.re, in, got, want)
+				}
+				if got, want := f.matchString(in, lower), f.re.MatchString(in); got != want {
+					t.Fatalf("%s matchString on %.60q: got %v want %v", f.re, in, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestShrunkWindowsUnchanged: cutting windows to a pattern's match bounds
+// finds the same matches as the full ±window scan.
+func TestShrunkWindowsUnchanged(t *testing.T) {
+	var fs []fastRe
+	for _, r := range rules {
+		fs = append(fs, r.fr)
+	}
+	for _, c := range constraintRules {
+		fs = append(fs, c.re)
+	}
+	for _, r := range injectionRules {
+		fs = append(fs, r.re)
+	}
+	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe)
+	for _, s := range boundTexts(t) {
+		lower := asciiLower(s)
+		ix := newBigramIndex(lower)
+		for _, f := range fs {
+			old := f
+			old.shrink, old.win, old.atLimit, old.seps = false, window, maxMatch, -1
+			for _, overlap := range []bool{false, true} {
+				want := old.findAllOpt(lower, ix, 64, overlap)
+				if got := f.findAllOpt(lower, ix, 64, overlap); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s (overlap %v) on %.60q: got %v want %v", f.re, overlap, lower, got, want)
+				}
+			}
+			if got, want := f.findAll(lower, 64), old.findAll(lower, 64); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s findAll on %.60q: got %v want %v", f.re, lower, got, want)
+			}
+		}
+	}
+}
