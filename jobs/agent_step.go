@@ -81,20 +81,16 @@ func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 // runs of the case, anything else runs one node.
 func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload) error {
 	start := time.Now()
-	lock, err := h.Store.TryLockCase(ctx, caseID)
+	lock, run, err := h.Store.TryLockCaseRun(ctx, caseID, p.RunID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
+	}
 	if err != nil {
 		return err
 	}
 	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID, caseID: caseID}
 	res, err := func() (workflow.StepResult, error) {
 		defer lock.Unlock(ctx)
-		run, err := h.Store.GetRun(ctx, p.RunID)
-		if errors.Is(err, store.ErrNotFound) {
-			return workflow.StepResult{}, fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
-		}
-		if err != nil {
-			return workflow.StepResult{}, err
-		}
 		if run.CaseID != caseID {
 			return workflow.StepResult{}, fmt.Errorf("agent:step run %d belongs to case %d, not %d: %w", p.RunID, run.CaseID, caseID, asynq.SkipRetry)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -130,4 +131,35 @@ func (l *LeaderLock) Alive(ctx context.Context) error {
 func (l *LeaderLock) Release(ctx context.Context) {
 	_ = l.conn.Conn().Close(context.WithoutCancel(ctx))
 	l.conn.Release()
+}
+
+// TryLockCaseRun takes the case's advisory lock and reads the run in one
+// round-trip (the step handler's hot path). It returns ErrNotFound when the
+// run does not exist (no lock is taken then) and ErrLockBusy when another
+// session holds the case.
+func (s *Store) TryLockCaseRun(ctx context.Context, caseID, runID int64) (*CaseLock, Run, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, Run{}, fmt.Errorf("acquire lock connection: %w", translate(err))
+	}
+	rows, err := conn.Query(ctx, `SELECT pg_try_advisory_lock($1, $2) AS locked, `+runCols+` FROM runs WHERE id = $3`,
+		s.lockNS, int32(caseID), runID)
+	if err != nil {
+		conn.Release()
+		return nil, Run{}, fmt.Errorf("lock case %d and read run %d: %w", caseID, runID, translate(err))
+	}
+	type lockedRun struct {
+		Locked bool `db:"locked"`
+		Run
+	}
+	lr, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[lockedRun])
+	if err != nil {
+		conn.Release()
+		return nil, Run{}, fmt.Errorf("run %d: %w", runID, translate(err))
+	}
+	if !lr.Locked {
+		conn.Release()
+		return nil, Run{}, ErrLockBusy
+	}
+	return &CaseLock{conn: conn, ns: s.lockNS, key: int32(caseID)}, lr.Run, nil
 }
