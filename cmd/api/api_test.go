@@ -104,10 +104,3 @@ func TestAPIServesAndShutsDown(t *testing.T) {
 		t.Fatal("still serving after shutdown")
 	}
 }
-
-func TestRunRejectsUnknownCommand(t *testing.T) {
-	t.Parallel()
-	if err := run([]string{"serve-forever"}); err == nil {
-		t.Fatal("unknown command accepted")
-	}
-}

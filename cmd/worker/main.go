@@ -7,57 +7,9 @@
 package main
 
 import (
-	"context"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/foiaflow/foiaflow/cmd/internal/app"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
-		os.Exit(1)
-	}
-}
-
-func run(args []string) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	migrate := fs.Bool("migrate", false, "apply database migrations before starting")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	onlyMigrate := fs.Arg(0) == "migrate"
-	if fs.NArg() > 0 && !onlyMigrate {
-		return fmt.Errorf("unknown command %q (want: migrate)", fs.Arg(0))
-	}
-	cfg, err := app.Load()
-	if err != nil {
-		return err
-	}
-	log, err := app.NewLogger(cfg)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = log.Sync() }()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a, err := app.Open(ctx, cfg, log, *migrate || onlyMigrate)
-	if err != nil {
-		return err
-	}
-	if onlyMigrate {
-		a.Close()
-		return nil
-	}
-	w, err := NewWorker(a)
-	if err != nil {
-		a.Close()
-		return err
-	}
-	defer w.Close()
-	return w.Run(ctx)
+	app.Main("worker", func(a *app.App) (app.Process, error) { return NewWorker(a) })
 }
