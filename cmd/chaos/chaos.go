@@ -16,6 +16,7 @@ import (
 type heldRun struct {
 	caseID, runID int64
 	seq           int
+	status        string // run status at the kill
 }
 
 // kill is one SIGKILL of a worker and what it held at that instant.
@@ -115,7 +116,7 @@ func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	rows, err := m.db.Query(qctx, `
-		SELECT r.case_id, r.id, r.step_seq FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		SELECT r.case_id, r.id, r.step_seq, r.status FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 		JOIN runs r ON r.case_id = l.objid::bigint AND r.status IN ('queued','running','parked')
 		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $2::bigint::oid
 		  AND a.application_name = $1`, app, int64(store.DefaultLockNamespace))
@@ -125,7 +126,7 @@ func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string
 	var runs []heldRun
 	for rows.Next() {
 		var h heldRun
-		if err := rows.Scan(&h.caseID, &h.runID, &h.seq); err != nil {
+		if err := rows.Scan(&h.caseID, &h.runID, &h.seq, &h.status); err != nil {
 			rows.Close()
 			return nil, nil, false
 		}

@@ -280,6 +280,9 @@ func measureRecovery(ctx context.Context, db *pgxpool.Pool, kills []kill, end ti
 				r.recovered(fin.Sub(k.at), what)
 			case nowSeq > h.seq:
 				// moved on without a step row (superseded): not measurable
+			case h.status == "parked" && status == "parked":
+				// The lock guarded a parked run: a late or duplicate task, or a
+				// decision rejected as stale — nothing was owed to the run.
 			default:
 				r.unrecovered = append(r.unrecovered, what+" never completed ("+status+")")
 				r.recovered(end.Sub(k.at), what+" (unrecovered)")
