@@ -22,13 +22,14 @@ type ResumePayload struct {
 	DecisionID int64 `json:"decision_id"`
 }
 
-// NewAgentResumeTask builds the resume task of a decision.
-func NewAgentResumeTask(decisionID int64, q Queues) (*asynq.Task, []asynq.Option, error) {
-	p, err := json.Marshal(ResumePayload{DecisionID: decisionID})
+// NewAgentResumeTask builds the agent:resume task of a decision (enqueued
+// through the outbox with id ResumeTaskID).
+func NewAgentResumeTask(decisionID int64) (*asynq.Task, error) {
+	b, err := json.Marshal(ResumePayload{DecisionID: decisionID})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return asynq.NewTask(TypeAgentResume, p), []asynq.Option{asynq.TaskID(ResumeTaskID(decisionID)), asynq.Queue(q.Agent), asynq.MaxRetry(MaxRetry)}, nil
+	return asynq.NewTask(TypeAgentResume, b), nil
 }
 
 // AgentResumeHandler applies decisions under the case lock. A decision whose

@@ -26,13 +26,15 @@ type StepPayload struct {
 	CaseID  int64 `json:"case_id,omitempty"`
 }
 
-// NewAgentStepTask builds the task of a run's step with its deterministic id.
-func NewAgentStepTask(runID int64, seq int, q Queues) (*asynq.Task, []asynq.Option, error) {
-	p, err := json.Marshal(StepPayload{RunID: runID, StepSeq: seq})
+// NewAgentStepTask builds the agent:step task of p. Tasks are enqueued
+// through the outbox with the deterministic id StepTaskID (I4), never
+// directly.
+func NewAgentStepTask(p StepPayload) (*asynq.Task, error) {
+	b, err := json.Marshal(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return asynq.NewTask(TypeAgentStep, p), []asynq.Option{asynq.TaskID(StepTaskID(runID, seq, 0)), asynq.Queue(q.Agent), asynq.MaxRetry(MaxRetry)}, nil
+	return asynq.NewTask(TypeAgentStep, b), nil
 }
 
 // StepObserver is told about each executed step (metrics). May be nil.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -63,21 +65,28 @@ func (c *committer) CommitStep(ctx context.Context, runID int64, fromSeq int, ap
 	return err
 }
 
+// outboxRow turns a task into the outbox row that enqueues it with its
+// deterministic id.
+func outboxRow(t *asynq.Task, err error, id, queue string, at time.Time) (store.OutboxRow, error) {
+	if err != nil {
+		return store.OutboxRow{}, err
+	}
+	return store.OutboxRow{TaskType: t.Type(), TaskID: id, Payload: t.Payload(), Queue: queue, ProcessAt: at}, nil
+}
+
 func stepOutbox(q Queues, caseID, runID int64, seq, gen int) (store.OutboxRow, error) {
-	p, err := json.Marshal(StepPayload{RunID: runID, StepSeq: seq, CaseID: caseID})
-	return store.OutboxRow{TaskType: TypeAgentStep, TaskID: StepTaskID(runID, seq, gen), Payload: p,
-		Queue: q.Agent, ProcessAt: time.Now().UTC()}, err
+	t, err := NewAgentStepTask(StepPayload{RunID: runID, StepSeq: seq, CaseID: caseID})
+	return outboxRow(t, err, StepTaskID(runID, seq, gen), q.Agent, time.Now().UTC())
 }
 
 func emailOutbox(q Queues, key string, at time.Time, gen int) (store.OutboxRow, error) {
-	p, err := json.Marshal(EmailSendPayload{ExecutionKey: key})
-	return store.OutboxRow{TaskType: TypeEmailSend, TaskID: emailTaskID(key, gen), Payload: p, Queue: q.Email, ProcessAt: at}, err
+	t, err := NewEmailSendTask(key)
+	return outboxRow(t, err, emailTaskID(key, gen), q.Email, at)
 }
 
 func resumeOutbox(q Queues, decisionID int64, gen int) (store.OutboxRow, error) {
-	p, err := json.Marshal(ResumePayload{DecisionID: decisionID})
-	return store.OutboxRow{TaskType: TypeAgentResume, TaskID: resumeTaskID(decisionID, gen), Payload: p,
-		Queue: q.Agent, ProcessAt: time.Now().UTC()}, err
+	t, err := NewAgentResumeTask(decisionID)
+	return outboxRow(t, err, resumeTaskID(decisionID, gen), q.Agent, time.Now().UTC())
 }
 
 // StartRun creates a run (deduplicated by its trigger key) and the outbox row

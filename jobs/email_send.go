@@ -22,13 +22,14 @@ type EmailSendPayload struct {
 	ExecutionKey string `json:"execution_key"`
 }
 
-// NewEmailSendTask builds the send task of an execution key.
-func NewEmailSendTask(key string, q Queues) (*asynq.Task, []asynq.Option, error) {
-	p, err := json.Marshal(EmailSendPayload{ExecutionKey: key})
+// NewEmailSendTask builds the email:send task of an execution key (enqueued
+// through the outbox with id EmailTaskID).
+func NewEmailSendTask(executionKey string) (*asynq.Task, error) {
+	b, err := json.Marshal(EmailSendPayload{ExecutionKey: executionKey})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return asynq.NewTask(TypeEmailSend, p), []asynq.Option{asynq.TaskID(EmailTaskID(key)), asynq.Queue(q.Email), asynq.MaxRetry(MaxRetry)}, nil
+	return asynq.NewTask(TypeEmailSend, b), nil
 }
 
 // EmailSendHandler sends at most once per execution key (I5): under the

@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -20,8 +19,11 @@ import (
 
 func stepTask(t *testing.T, runID int64, seq int) *asynq.Task {
 	t.Helper()
-	b, _ := json.Marshal(jobs.StepPayload{RunID: runID, StepSeq: seq})
-	return asynq.NewTask(jobs.TypeAgentStep, b)
+	task, err := jobs.NewAgentStepTask(jobs.StepPayload{RunID: runID, StepSeq: seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
 }
 
 // Done-when 2: the same step delivered twice, or an old step_seq delivered
@@ -290,9 +292,11 @@ func TestReplayExecuteSendsNothing(t *testing.T) {
 		t.Fatalf("email outbox rows = %d after replay, want 1", n)
 	}
 	// The send itself redelivered does nothing either.
-	key := workflow.ExecutionKey(g.ProposalKey, 1)
-	b, _ := json.Marshal(jobs.EmailSendPayload{ExecutionKey: key})
-	if err := hs.Email.ProcessTask(context.Background(), asynq.NewTask(jobs.TypeEmailSend, b)); err != nil {
+	send, err := jobs.NewEmailSendTask(workflow.ExecutionKey(g.ProposalKey, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hs.Email.ProcessTask(context.Background(), send); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.sender.Sent()) != 1 {
