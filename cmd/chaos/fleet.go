@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 // proc is one foiaflow process slot (api, w1, w2, s1, s2); a killed worker
@@ -30,26 +31,14 @@ type fleet struct {
 	procs map[string]*proc
 }
 
-// build compiles api, worker and scheduler into dir/bin.
+// build compiles api, worker and scheduler into dir/bin (cmd/internal/fleet).
 func (f *fleet) build(ctx context.Context) error {
-	bin := filepath.Join(f.dir, "bin")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin+string(os.PathSeparator), "./cmd/api", "./cmd/worker", "./cmd/scheduler")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
-	}
-	return nil
+	return (&sharedfleet.Fleet{Dir: f.dir, Env: f.env}).Build(ctx)
 }
 
 // runOnce executes a binary to completion (migrations).
 func (f *fleet) runOnce(ctx context.Context, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(f.dir, "bin", name), args...)
-	cmd.Env = f.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s %v: %w\n%s", name, args, err, out)
-	}
-	return nil
+	return (&sharedfleet.Fleet{Dir: f.dir, Env: f.env}).Run(ctx, name, args...)
 }
 
 // start launches slot running bin with extra env; its log is appended to
@@ -149,22 +138,4 @@ func (f *fleet) stop(grace time.Duration) {
 }
 
 // waitReady polls url until it answers 200.
-func waitReady(ctx context.Context, url string) error {
-	var last error
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("status %d", resp.StatusCode)
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready: %w (last error %v)", url, ctx.Err(), last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
+func waitReady(ctx context.Context, url string) error { return sharedfleet.WaitReady(ctx, url) }
