@@ -30,7 +30,8 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags='-s -w' \
         -o /out/ ./cmd/api ./cmd/worker ./cmd/scheduler \
  && cd deploy/healthcheck \
- && GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags='-s -w' -o /out/healthcheck .
+ && GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags='-s -w' -o /out/healthcheck . \
+ && mkdir -p /data
 
 # distroless/static: CA certificates, tzdata, /etc/passwd with nonroot (65532), /tmp; no shell.
 FROM gcr.io/distroless/static-debian12:nonroot
@@ -38,12 +39,16 @@ LABEL org.opencontainers.image.title="foiaflow" \
       org.opencontainers.image.description="foiaflow api, worker and scheduler" \
       org.opencontainers.image.source="https://github.com/foiaflow/foiaflow"
 COPY --from=build /out/ /usr/local/bin/
+# DATA_DIR: the message store (MESSAGE_STORE=dir) and scratch space for
+# inbound bodies. Owned by the runtime user so a fresh named volume mounted
+# here (docker-compose.yml) is writable; Kubernetes uses S3 and an emptyDir.
+COPY --from=build --chown=65532:65532 /data /data
 # Numeric so that Kubernetes runAsNonRoot can verify it without /etc/passwd.
 USER 65532:65532
 WORKDIR /tmp
 # Relative default (var/outbox) would land in the read-only image; /tmp is a
 # tmpfs/emptyDir in compose and Kubernetes. Only used when SMTP_HOST is empty.
-ENV MAIL_SINK_DIR=/tmp/outbox
+ENV MAIL_SINK_DIR=/tmp/outbox DATA_DIR=/data
 EXPOSE 8080 9091 9092
 # No HEALTHCHECK here: each process has its own port; docker-compose.yml sets
 # one per service with /usr/local/bin/healthcheck, Kubernetes uses httpGet.

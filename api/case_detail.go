@@ -18,6 +18,9 @@ type caseView struct {
 	workflow.CaseRecord
 	ReplyAddress string  `json:"reply_address"` // requests+<token>@MAIL_DOMAIN
 	Due          dueInfo `json:"due"`
+	// AgencyAllowedSenders is the agency's sender allowlist besides its own
+	// email: addresses and "@domain" entries (issue 10).
+	AgencyAllowedSenders []string `json:"agency_allowed_senders"`
 }
 
 // dueInfo summarises the statutory clock of a case (DESIGN.md "Clock").
@@ -52,6 +55,9 @@ func (s *Server) caseDetail(r *http.Request, caseID int64) (caseDetailBody, erro
 		return caseDetailBody{}, fmt.Errorf("case detail: %w", err)
 	}
 	out := caseDetailBody{Case: s.viewOf(c), Messages: []store.Message{}, Analyses: []json.RawMessage{}}
+	if out.Case.AgencyAllowedSenders, err = s.st.AllowedSenders(ctx, caseID); err != nil {
+		return out, fmt.Errorf("case detail: %w", err)
+	}
 	msgs, err := s.st.MessagesOfCase(ctx, caseID)
 	if err != nil {
 		return out, fmt.Errorf("case detail: %w", err)
@@ -106,6 +112,11 @@ func (s *Server) getCase(w http.ResponseWriter, r *http.Request) error {
 type patchCaseRequest struct {
 	AutopilotMode *string `json:"autopilot_mode"` // AUTO | SUPERVISED | MANUAL
 	Paused        *bool   `json:"paused"`         // a paused case is worked as MANUAL
+	// AgencyAllowedSenders replaces the allowlist of the case's agency
+	// (shared by all its cases): senders whose replies may steer the case
+	// besides the agency's own email. Entries: "clerk@city.gov" or
+	// "@city.gov" (a whole domain).
+	AgencyAllowedSenders *[]string `json:"agency_allowed_senders"`
 }
 
 // patchCase: PATCH /v1/cases/{id} → 200 with the updated case detail.
@@ -118,16 +129,30 @@ func (s *Server) patchCase(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	if req.AutopilotMode == nil && req.Paused == nil {
-		return apiErr(http.StatusBadRequest, "empty_patch", "set autopilot_mode and/or paused")
+	if req.AutopilotMode == nil && req.Paused == nil && req.AgencyAllowedSenders == nil {
+		return apiErr(http.StatusBadRequest, "empty_patch", "set autopilot_mode, paused and/or agency_allowed_senders")
+	}
+	var allowed []string
+	if req.AgencyAllowedSenders != nil {
+		if allowed, err = normalizeAllowedSenders(*req.AgencyAllowedSenders); err != nil {
+			return err
+		}
+		req.AgencyAllowedSenders = &allowed
 	}
 	if req.AutopilotMode != nil && !workflow.AutopilotMode(*req.AutopilotMode).Valid() {
 		return invalid("autopilot_mode must be AUTO, SUPERVISED or MANUAL")
 	}
 	ctx := r.Context()
 	_, err = s.st.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.UpdateCaseSettings(ctx, id, req.AutopilotMode, req.Paused); err != nil {
-			return err
+		if req.AutopilotMode != nil || req.Paused != nil {
+			if err := tx.UpdateCaseSettings(ctx, id, req.AutopilotMode, req.Paused); err != nil {
+				return err
+			}
+		}
+		if req.AgencyAllowedSenders != nil {
+			if err := tx.SetAllowedSenders(ctx, id, allowed); err != nil {
+				return err
+			}
 		}
 		return tx.LogActivity(ctx, id, 0, "settings_changed", principalFrom(ctx).Name, req)
 	})

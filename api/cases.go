@@ -49,6 +49,9 @@ type createCaseRequest struct {
 	// SendInitialRequest starts an initial_request run: the request is
 	// drafted and gated as a proposal before it is emailed.
 	SendInitialRequest bool `json:"send_initial_request"`
+	// AgencyAllowedSenders, when given, replaces the agency's sender
+	// allowlist ("clerk@city.gov", "@city.gov"); see PATCH /v1/cases/{id}.
+	AgencyAllowedSenders *[]string `json:"agency_allowed_senders"`
 }
 
 func invalid(format string, args ...any) *Error {
@@ -103,6 +106,13 @@ func (c *createCaseRequest) validate() error {
 		if c.RequestedRecords[i] == "" || len(rec) > maxRecordLength {
 			return invalid("requested_records[%d] must be 1–%d characters", i, maxRecordLength)
 		}
+	}
+	if c.AgencyAllowedSenders != nil {
+		list, err := normalizeAllowedSenders(*c.AgencyAllowedSenders)
+		if err != nil {
+			return err
+		}
+		c.AgencyAllowedSenders = &list
 	}
 	if c.AutopilotMode == "" {
 		c.AutopilotMode = string(workflow.AutopilotSupervised)
@@ -168,6 +178,11 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 		var err error
 		if caseID, err = tx.CreateCase(ctx, nc); err != nil {
 			return err
+		}
+		if req.AgencyAllowedSenders != nil {
+			if err := tx.SetAllowedSenders(ctx, caseID, *req.AgencyAllowedSenders); err != nil {
+				return err
+			}
 		}
 		if err := tx.LogActivity(ctx, caseID, 0, "case_created", actor, map[string]any{"send_initial_request": req.SendInitialRequest}); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
+	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/store/storetest"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -76,7 +77,8 @@ func (e *env) startWorker() *recordingSender {
 	step := &jobs.AgentStepHandler{Store: e.st, Graph: workflow.NewCaseGraph(deps), Dispatch: e.dispatch, Queues: e.queues,
 		WorkerID: "w1", Log: e.log}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email: &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log}}
+		Email: &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log},
+		Parse: &jobs.InboundParseHandler{Proc: e.proc, Dispatch: e.dispatch, Log: e.log}}
 	srv := jobs.NewServer(e.redis, jobs.ServerOptions{Concurrency: 4, Queues: e.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {
@@ -131,13 +133,33 @@ func TestEndToEndApproveSendsTheInitialRequest(t *testing.T) {
 		return e.db.String(t, `SELECT status FROM decisions WHERE idempotency_key = 'approve-1'`) == "applied"
 	})
 
-	// The agency answers in the thread, from an address we do not know.
-	reply := rawEmail("Intake <intake@records-vendor.example>", "requests@"+testDomain, msgID(), out.MessageID, "We received your request; reference 2026-0042.")
-	var res inboundResult
-	e.postRaw(reply, testRawSecret, time.Now()).expect(202, "").decode(&res)
-	if res.Match != matchInReplyTo || res.CaseID == nil || *res.CaseID != caseID {
-		t.Fatalf("reply %+v", res)
+	// Someone answers in the thread from an address that is not the
+	// agency's: the worker parses it (stored first, parsed by the job),
+	// attaches it by In-Reply-To, and parks it for a human without applying
+	// anything (issue 10).
+	stranger := rawEmail("Intake <intake@records-vendor.example>", "requests@"+testDomain, msgID(), out.MessageID, "We received your request; reference 2026-0099.")
+	var rc inboundReceipt
+	e.postRaw(stranger, testRawSecret, time.Now()).expect(202, "").decode(&rc)
+	var st store.InboundStatus
+	storetest.Eventually(t, 15*time.Second, "stranger's reply parsed", func() bool {
+		e.req("GET", "/v1/inbound/"+itoa(rc.RawMessageID), e.reviewerKey, nil).expect(200, "").decode(&st)
+		return st.Status != "received"
+	})
+	if st.Match != "in_reply_to" || st.CaseID == nil || *st.CaseID != caseID || st.SenderAllowed == nil || *st.SenderAllowed || st.RunID == nil {
+		t.Fatalf("stranger's reply %+v", st)
 	}
+	storetest.Eventually(t, 15*time.Second, "stranger's reply parked for a human", func() bool {
+		var as agentStateBody
+		e.req("GET", statePath, e.reviewerKey, nil).expect(200, "").decode(&as)
+		return as.IsInterrupted && jsonUnmarshal(as.Interrupt, &gate) == nil && gate.PauseReason == workflow.PauseUnverifiedSender
+	})
+	if tn := e.db.String(t, `SELECT tracking_number FROM cases WHERE id = $1`, caseID); tn != "" {
+		t.Fatalf("an unverified sender set the tracking number %q", tn)
+	}
+
+	// The agency itself answers in the thread: worked without a human.
+	reply := rawEmail("Records <records@springfield.gov>", "requests@"+testDomain, msgID(), out.MessageID, "We received your request; reference 2026-0042.")
+	e.postRaw(reply, testRawSecret, time.Now()).expect(202, "")
 	storetest.Eventually(t, 15*time.Second, "reply worked", func() bool {
 		return e.db.String(t, `SELECT tracking_number FROM cases WHERE id = $1`, caseID) == "2026-0042"
 	})

@@ -22,6 +22,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/foiaflow/foiaflow/blobstore"
+	"github.com/foiaflow/foiaflow/inbound"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
@@ -51,6 +53,8 @@ type env struct {
 	srv         *Server
 	ts          *httptest.Server
 	reviewerKey string
+	blobs       *blobstore.Dir
+	proc        *inbound.Processor
 }
 
 // newEnv starts an API over a fresh schema; mods adjust its Config.
@@ -62,12 +66,23 @@ func newEnv(t *testing.T, mods ...func(*Config)) *env {
 	e.client = asynq.NewClient(e.redis)
 	t.Cleanup(func() { _ = e.client.Close() })
 	e.dispatch = &jobs.Dispatcher{Client: e.client, Store: e.st, Log: e.log}
+	blobs, err := blobstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.blobs = blobs
 	cfg := Config{BootstrapAdminKey: testAdminKey, InboundRawSecret: testRawSecret, MailgunSigningKey: testMailgunKey,
-		InboundMaxBytes: 1 << 20, ReplayWindow: 5 * time.Minute, DecisionsPerMinute: 30, MailDomain: testDomain, MaxAdjustments: 2}
+		InboundMaxBytes: 1 << 20, ReplayWindow: 5 * time.Minute, DecisionsPerMinute: 30, MailDomain: testDomain, MaxAdjustments: 2,
+		SpoolDir: blobs.TempDir()}
 	for _, m := range mods {
 		m(&cfg)
 	}
-	srv, err := New(cfg, Deps{Store: e.st, Queues: e.queues, Dispatch: e.dispatch, Redis: e.redis, Log: e.log})
+	e.proc = &inbound.Processor{Store: e.st, Blobs: blobs, Matcher: inbound.CaseMatcher{Store: e.st, MailDomain: testDomain},
+		Limits: mail.Limits{MaxBytes: max(cfg.MessageMaxBytes, 0)}, AttachmentMaxBytes: 64 << 10, Log: e.log,
+		StartRun: func(ctx context.Context, tx *store.Tx, n store.NewRun) (store.Run, bool, error) {
+			return jobs.StartRun(ctx, tx, e.queues, n)
+		}}
+	srv, err := New(cfg, Deps{Store: e.st, Queues: e.queues, Dispatch: e.dispatch, Redis: e.redis, Log: e.log, Blobs: blobs})
 	if err != nil {
 		t.Fatalf("api.New: %v", err)
 	}
@@ -237,6 +252,28 @@ func rawEmail(from, to, msgID, inReplyTo, body string) []byte {
 	}
 	fmt.Fprintf(&b, "Date: Mon, 5 Oct 2026 10:00:00 -0500\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n%s\r\n", body)
 	return []byte(b.String())
+}
+
+// parse runs the inbound:parse job of a stored delivery in the test (what
+// a worker does) and dispatches the run it started.
+func (e *env) parse(rawID int64) inbound.Result {
+	e.t.Helper()
+	res, rows, err := e.proc.Parse(context.Background(), rawID)
+	if err != nil {
+		e.t.Fatalf("parse raw message %d: %v", rawID, err)
+	}
+	if err := e.dispatch.Dispatch(context.Background(), rows); err != nil {
+		e.t.Fatalf("dispatch: %v", err)
+	}
+	return res
+}
+
+// deliver posts raw through the signed webhook, expects 202 and parses it.
+func (e *env) deliver(raw []byte) (inboundReceipt, inbound.Result) {
+	e.t.Helper()
+	var rc inboundReceipt
+	e.postRaw(raw, testRawSecret, time.Now()).expect(http.StatusAccepted, "").decode(&rc)
+	return rc, e.parse(rc.RawMessageID)
 }
 
 // postRaw delivers raw through the signed raw-MIME webhook signed at ts.

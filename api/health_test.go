@@ -16,7 +16,7 @@ func TestReadyzFailsWithoutRedis(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	srv, err := New(e.srv.cfg, Deps{Store: e.st, Queues: e.queues, Dispatch: e.dispatch,
-		Redis: asynq.RedisClientOpt{Addr: "127.0.0.1:1"}, Log: zaptest.NewLogger(t)})
+		Redis: asynq.RedisClientOpt{Addr: "127.0.0.1:1"}, Log: zaptest.NewLogger(t), Blobs: e.blobs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,50 +4,67 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 
 	"go.uber.org/zap"
 
+	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
-	"github.com/foiaflow/foiaflow/workflow"
 )
 
-// providerMailgun names Mailgun's tokens in webhook_tokens.
-const providerMailgun = "mailgun"
+// Providers (raw_messages.provider, webhook_tokens.provider).
+const (
+	providerRaw     = "raw"
+	providerMailgun = "mailgun"
+)
 
-// inboundResult is the answer of POST /v1/inbound/email: 202 for a new
-// message (matched: its run was created; orphan: case_id null), 200 with
-// duplicate=true for a Message-ID already stored (nothing new is stored).
-type inboundResult struct {
-	MessageID    int64  `json:"message_id"`     // messages.id
-	RFCMessageID string `json:"rfc_message_id"` // RFC 5322 Message-ID with <>
-	CaseID       *int64 `json:"case_id"`        // null for an orphan
-	RunID        *int64 `json:"run_id"`         // the agency_reply run started, or null
-	Match        string `json:"match"`          // reply_token | in_reply_to | sender | orphan
-	Duplicate    bool   `json:"duplicate"`
+// inboundReceipt is the answer of POST /v1/inbound/email: the bytes are
+// stored and their parse is queued (202), or the same bytes were stored
+// before (200, duplicate=true). Parsing, matching and the run happen in
+// the inbound:parse job; GET /v1/inbound/{id} tells how it ended.
+type inboundReceipt struct {
+	RawMessageID int64  `json:"raw_message_id"`
+	SHA256       string `json:"sha256"`     // of the raw bytes (message store key)
+	SizeBytes    int64  `json:"size_bytes"` // of the raw bytes
+	Oversize     bool   `json:"oversize"`   // over MESSAGE_MAX_BYTES: stored and flagged, not parsed
+	Status       string `json:"status"`     // received | parsed | failed | duplicate
+	Duplicate    bool   `json:"duplicate"`  // these exact bytes were already stored
+	TaskID       string `json:"task_id,omitempty"`
 }
 
-// inboundEmail: POST /v1/inbound/email. Content-Type message/rfc822 is the
+// inboundEmail: POST /v1/inbound/email, the one inbound entry point (issue
+// 10, "Store first, parse after"). Content-Type message/rfc822 is the
 // raw-MIME webhook signed with X-Foiaflow-Timestamp/X-Foiaflow-Signature
 // (INBOUND_RAW_SECRET); multipart/form-data or x-www-form-urlencoded is
 // Mailgun's inbound route with body-mime (MAILGUN_SIGNING_KEY, each token
-// accepted once). Errors: 401 bad_signature / stale_webhook, 409
-// webhook_replayed, 413 body_too_large, 400 malformed_message, 415
-// unsupported_media_type.
+// accepted once). The body is streamed to disk under INBOUND_MAX_BYTES
+// while its signature is computed — never buffered in memory — then put in
+// the message store, recorded with its Mailgun token and the inbound:parse
+// outbox row in one transaction, and answered. Nothing is parsed here.
+// Errors: 401 bad_signature / stale_webhook, 409 webhook_replayed, 413
+// body_too_large, 400 malformed_message (a form without body-mime), 415
+// unsupported_media_type, 503 message_store_unavailable.
 func (s *Server) inboundEmail(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	var raw []byte
-	var token string
+	var sp *blobstore.Spooled
+	var provider, token string
 	var err error
 	switch mt {
 	case "message/rfc822":
-		raw, err = s.readSignedRaw(w, r)
+		provider = providerRaw
+		if r.ContentLength > s.cfg.InboundMaxBytes {
+			return fmt.Errorf("%w: body is %d bytes, limit %d", mail.ErrTooLarge, r.ContentLength, s.cfg.InboundMaxBytes)
+		}
+		sp, err = mail.SpoolSignedRaw(http.MaxBytesReader(w, r.Body, s.cfg.InboundMaxBytes+1), []byte(s.cfg.InboundRawSecret),
+			r.Header.Get(mail.HeaderTimestamp), r.Header.Get(mail.HeaderSignature), s.now(), s.cfg.ReplayWindow,
+			s.cfg.InboundMaxBytes, s.cfg.SpoolDir)
 	case "multipart/form-data", "application/x-www-form-urlencoded":
-		raw, token, err = mail.DecodeMailgunForm(r, []byte(s.cfg.MailgunSigningKey), s.now(), s.cfg.ReplayWindow, s.cfg.InboundMaxBytes)
+		provider = providerMailgun
+		sp, token, err = mail.SpoolMailgunForm(r, []byte(s.cfg.MailgunSigningKey), s.now(), s.cfg.ReplayWindow,
+			s.cfg.InboundMaxBytes, s.cfg.SpoolDir)
 	default:
 		return apiErr(http.StatusUnsupportedMediaType, "unsupported_media_type",
 			"Content-Type must be message/rfc822, multipart/form-data or application/x-www-form-urlencoded")
@@ -55,11 +72,8 @@ func (s *Server) inboundEmail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("inbound email: %w", err)
 	}
-	in, err := mail.ParseMIME(raw, s.cfg.InboundMaxBytes)
-	if err != nil {
-		return fmt.Errorf("inbound email: %w", err)
-	}
-	res, err := s.ingest(r.Context(), in, token)
+	defer sp.Close()
+	res, err := s.receive(r.Context(), sp, provider, token)
 	if err != nil {
 		return err
 	}
@@ -71,46 +85,26 @@ func (s *Server) inboundEmail(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readSignedRaw reads at most InboundMaxBytes of raw MIME and verifies its
-// HMAC signature.
-func (s *Server) readSignedRaw(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > s.cfg.InboundMaxBytes {
-		return nil, fmt.Errorf("%w: body is %d bytes, limit %d", mail.ErrTooLarge, r.ContentLength, s.cfg.InboundMaxBytes)
+// receive puts the spooled bytes in the message store, then records them
+// (deduplicated by SHA-256), claims the provider token and queues the
+// parse in one transaction, and dispatches the parse after commit.
+func (s *Server) receive(ctx context.Context, sp *blobstore.Spooled, provider, token string) (inboundReceipt, error) {
+	if err := sp.Store(ctx, s.blobs); err != nil {
+		s.log.Error("message store unavailable: inbound email refused", zap.String("store", s.blobs.Name()), zap.Error(err))
+		return inboundReceipt{}, apiErr(http.StatusServiceUnavailable, "message_store_unavailable",
+			"the message store could not keep this message; retry later")
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.InboundMaxBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, fmt.Errorf("%w: body over %d bytes", mail.ErrTooLarge, s.cfg.InboundMaxBytes)
-		}
-		return nil, fmt.Errorf("read body: %w", err)
-	}
-	err = mail.VerifyRawSignature([]byte(s.cfg.InboundRawSecret), r.Header.Get(mail.HeaderTimestamp),
-		r.Header.Get(mail.HeaderSignature), raw, s.now(), s.cfg.ReplayWindow)
-	return raw, err
-}
-
-// ingest stores a parsed message in one transaction: the webhook token
-// claim (Mailgun), the message (deduplicated by Message-ID) and, when it
-// matched a case, the supersession of pending proposals and the new
-// agency_reply run with its first outbox row. The run's first step is
-// dispatched after commit.
-func (s *Server) ingest(ctx context.Context, in mail.Inbound, token string) (inboundResult, error) {
-	caseID, method, err := s.match(ctx, in)
-	if err != nil {
-		return inboundResult{}, fmt.Errorf("ingest %s: %w", in.MessageID, err)
-	}
-	res := inboundResult{RFCMessageID: in.MessageID, Match: method}
-	msg := store.Message{Direction: "inbound", MessageID: in.MessageID, InReplyTo: in.InReplyTo,
-		References: in.References, From: in.From.Address, To: append(append([]string{}, in.To...), in.Cc...),
-		Subject: in.Subject, Text: in.Text, HTML: in.HTML, Headers: in.Headers, Attachments: in.Attachments,
-		RawSize: int(in.SizeBytes), ReceivedAt: s.now().UTC()}
-	if caseID != 0 {
-		msg.CaseID, msg.MatchMethod, res.CaseID = &caseID, method, &caseID
-	}
+	oversize := sp.Size > s.cfg.MessageMaxBytes
+	var res inboundReceipt
 	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
+		raw, created, err := tx.InsertRawMessage(ctx, sp.Digest, sp.Size, provider, oversize)
+		if err != nil {
+			return err
+		}
+		res = inboundReceipt{RawMessageID: raw.ID, SHA256: raw.SHA256, SizeBytes: raw.SizeBytes, Oversize: raw.Oversize,
+			Status: raw.Status, Duplicate: !created}
 		if token != "" {
-			fresh, err := tx.ClaimWebhookToken(ctx, providerMailgun, token)
+			fresh, err := tx.ClaimWebhookToken(ctx, provider, token, raw.ID)
 			if err != nil {
 				return err
 			}
@@ -118,44 +112,37 @@ func (s *Server) ingest(ctx context.Context, in mail.Inbound, token string) (inb
 				return apiErr(http.StatusConflict, "webhook_replayed", "this signed delivery (token) was already accepted")
 			}
 		}
-		id, created, err := tx.InsertMessage(ctx, msg)
-		if err != nil {
-			return err
-		}
-		res.MessageID, res.Duplicate = id, !created
-		if !created || caseID == 0 {
+		if !created {
 			return nil
 		}
-		if _, err := tx.SupersedePending(ctx, caseID, 0); err != nil {
-			return err
-		}
-		run, _, err := jobs.StartRun(ctx, tx, s.queues, store.NewRun{CaseID: caseID, Trigger: workflow.TriggerAgencyReply,
-			TriggerKey: fmt.Sprintf("reply:%d", id), TriggerMessageID: &id})
-		res.RunID = &run.ID
+		res.TaskID, err = jobs.QueueInboundParse(ctx, tx, s.queues, raw.ID)
 		return err
 	})
 	if err != nil {
-		return inboundResult{}, fmt.Errorf("ingest %s: %w", in.MessageID, err)
-	}
-	if res.Duplicate {
-		return s.duplicate(ctx, res)
+		return inboundReceipt{}, fmt.Errorf("inbound email %s: %w", sp.Digest, err)
 	}
 	s.dispatchAfterCommit(ctx, rows)
-	s.log.Info("inbound email stored", zap.Int64("message", res.MessageID), zap.String("match", method),
-		zap.Int64("case", caseID))
+	s.log.Info("inbound email stored", zap.Int64("raw", res.RawMessageID), zap.String("sha256", res.SHA256),
+		zap.Int64("bytes", res.SizeBytes), zap.String("provider", provider), zap.Bool("duplicate", res.Duplicate),
+		zap.Bool("oversize", res.Oversize))
 	return res, nil
 }
 
-// duplicate fills the answer for a redelivered Message-ID from the row
-// stored the first time.
-func (s *Server) duplicate(ctx context.Context, res inboundResult) (inboundResult, error) {
-	m, err := s.st.GetMessage(ctx, res.MessageID)
+// getInbound: GET /v1/inbound/{id} → what became of a delivery: its raw
+// row and, once parsed, its message, case, match and run. 404
+// inbound_not_found.
+func (s *Server) getInbound(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
 	if err != nil {
-		return res, fmt.Errorf("duplicate %s: %w", res.RFCMessageID, err)
+		return err
 	}
-	res.CaseID, res.RunID, res.Match = m.CaseID, nil, m.MatchMethod
-	if m.CaseID == nil {
-		res.Match = matchOrphan
+	st, err := s.st.InboundStatus(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return apiErr(http.StatusNotFound, "inbound_not_found", "no inbound delivery %d", id)
 	}
-	return res, nil
+	if err != nil {
+		return fmt.Errorf("inbound %d: %w", id, err)
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
 }

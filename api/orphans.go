@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/foiaflow/foiaflow/inbound"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
-	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // listOrphans: GET /v1/orphans?limit= → inbound messages that matched no
@@ -44,9 +44,13 @@ type assignResult struct {
 }
 
 // assignOrphan: POST /v1/orphans/{id}/assign {case_id} → 202. Attaching the
-// message (match_method manual), superseding the case's pending proposals
-// and creating the agency_reply run commit together. 404 case_not_found,
-// 404 orphan_not_found (unknown or already assigned).
+// message and its attachments (match_method manual) and creating the
+// agency_reply run commit together. The sender is checked against the
+// case's agency allowlist like any reply: an allowed sender's message
+// supersedes the case's pending proposals; any other sender's run parks for
+// a human (issue 10). Automatic mail (auto-replies, bounces) and messages
+// that failed to parse are attached without a run (run_id 0). 404
+// case_not_found, 404 orphan_not_found (unknown or already assigned).
 func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 	msgID, err := pathID(r, "id")
 	if err != nil {
@@ -67,19 +71,28 @@ func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 	}
 	var runID int64
 	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.AssignOrphan(ctx, msgID, req.CaseID); err != nil {
-			return err
-		}
-		if _, err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
-			return err
-		}
-		run, _, err := jobs.StartRun(ctx, tx, s.queues, store.NewRun{CaseID: req.CaseID, Trigger: workflow.TriggerAgencyReply,
-			TriggerKey: fmt.Sprintf("reply:%d", msgID), TriggerMessageID: &msgID})
+		m, err := tx.AssignOrphan(ctx, msgID, req.CaseID)
 		if err != nil {
 			return err
 		}
-		runID = run.ID
-		return tx.LogActivity(ctx, req.CaseID, run.ID, "orphan_assigned", principalFrom(ctx).Name, map[string]any{"message_id": msgID})
+		if m.AutoKind == "" && m.ParseStatus == store.ParseStatusParsed {
+			if m.SenderAllowed {
+				if _, err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
+					return err
+				}
+			}
+			n, err := inbound.ReplyRun(req.CaseID, msgID, m.SenderAllowed)
+			if err != nil {
+				return err
+			}
+			run, _, err := jobs.StartRun(ctx, tx, s.queues, n)
+			if err != nil {
+				return err
+			}
+			runID = run.ID
+		}
+		return tx.LogActivity(ctx, req.CaseID, runID, "orphan_assigned", principalFrom(ctx).Name,
+			map[string]any{"message_id": msgID, "sender_allowed": m.SenderAllowed, "auto_kind": m.AutoKind})
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return apiErr(http.StatusNotFound, "orphan_not_found", "message %d is not an unassigned orphan", msgID)

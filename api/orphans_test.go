@@ -2,7 +2,6 @@ package api
 
 import (
 	"testing"
-	"time"
 )
 
 func TestOrphansListAndAssign(t *testing.T) {
@@ -10,9 +9,7 @@ func TestOrphansListAndAssign(t *testing.T) {
 	e := newEnv(t)
 	c, _ := e.newCase()
 	pending := e.pendingProposal(c, 1)
-	var res inboundResult
-	e.postRaw(rawEmail("foia@unknown-agency.example", "intake@"+testDomain, msgID(), "", "Our reference 2026-17."), testRawSecret, time.Now()).
-		expect(202, "").decode(&res)
+	_, res := e.deliver(rawEmail("foia@unknown-agency.example", "intake@"+testDomain, msgID(), "", "Our reference 2026-17."))
 	var list struct {
 		Orphans []struct {
 			ID int64 `json:"id"`
@@ -40,8 +37,13 @@ func TestOrphansListAndAssign(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM outbox WHERE task_id = $1`, "step:"+itoa(a.RunID)+":0"); n != 1 {
 		t.Fatal("no first step outbox row")
 	}
-	if s := e.db.String(t, `SELECT status FROM proposals WHERE id = $1`, pending); s != "SUPERSEDED" {
+	// The sender is not the agency's: the run parks for a human and
+	// supersedes nothing (issue 10).
+	if s := e.db.String(t, `SELECT status FROM proposals WHERE id = $1`, pending); s != "PENDING_APPROVAL" {
 		t.Fatalf("pending proposal %s", s)
+	}
+	if !e.runState(a.RunID).SenderUnverified {
+		t.Fatal("assigned stranger's run may act on its own")
 	}
 	e.req("POST", path, e.reviewerKey, map[string]any{"case_id": c}).expect(404, "orphan_not_found")
 	e.req("GET", "/v1/orphans", e.reviewerKey, nil).expect(200, "").decode(&list)

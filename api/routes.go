@@ -41,6 +41,7 @@ func (s *Server) routes() []route {
 		{pattern: adminQueuesPath + "/", access: admin, h: s.monitor},
 
 		{pattern: "POST /v1/inbound/email", access: signed, fn: s.inboundEmail},
+		{pattern: "GET /v1/inbound/{id}", access: reviewer, fn: s.getInbound},
 
 		{pattern: "POST /v1/api-keys", access: admin, fn: s.createAPIKey},
 		{pattern: "GET /v1/api-keys", access: admin, fn: s.listAPIKeys},

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -28,8 +29,15 @@ type Config struct {
 	// MailgunSigningKey verifies Mailgun's inbound form (MAILGUN_SIGNING_KEY);
 	// empty rejects every Mailgun delivery.
 	MailgunSigningKey string
-	// InboundMaxBytes bounds an inbound webhook body (INBOUND_MAX_BYTES).
+	// InboundMaxBytes bounds an inbound webhook body (INBOUND_MAX_BYTES);
+	// a larger body is refused with 413 before it is stored.
 	InboundMaxBytes int64
+	// MessageMaxBytes is the largest message parsed (MESSAGE_MAX_BYTES); a
+	// larger one (up to InboundMaxBytes) is stored and flagged oversize.
+	MessageMaxBytes int64
+	// SpoolDir holds webhook bodies while their signature is checked
+	// (DATA_DIR/tmp); empty means os.TempDir.
+	SpoolDir string
 	// ReplayWindow is how far a webhook timestamp may be from now
 	// (WEBHOOK_REPLAY_WINDOW).
 	ReplayWindow time.Duration
@@ -51,6 +59,8 @@ type Deps struct {
 	Log      *zap.Logger
 	// Now is the clock (UTC); nil means time.Now.
 	Now func() time.Time
+	// Blobs is the message store (raw messages and attachments).
+	Blobs blobstore.Store
 	// Planner computes the due date and first follow-up of a case created
 	// with a sent date (DESIGN.md "Clock"); nil leaves them to the first run.
 	Planner workflow.Planner
@@ -60,6 +70,7 @@ type Deps struct {
 type Server struct {
 	cfg       Config
 	st        *store.Store
+	blobs     blobstore.Store
 	queues    jobs.Queues
 	dispatch  *jobs.Dispatcher
 	planner   workflow.Planner
@@ -77,8 +88,11 @@ type Server struct {
 // New builds the server and its routes. It opens Redis clients (readiness,
 // queue metrics, asynqmon) that Close releases.
 func New(cfg Config, d Deps) (*Server, error) {
-	if d.Store == nil || d.Dispatch == nil || d.Log == nil {
-		return nil, errors.New("api: Store, Dispatch and Log are required")
+	if d.Store == nil || d.Dispatch == nil || d.Log == nil || d.Blobs == nil {
+		return nil, errors.New("api: Store, Dispatch, Blobs and Log are required")
+	}
+	if cfg.MessageMaxBytes <= 0 {
+		cfg.MessageMaxBytes = cfg.InboundMaxBytes
 	}
 	if cfg.DecisionsPerMinute <= 0 || cfg.InboundMaxBytes <= 0 || cfg.MailDomain == "" {
 		return nil, fmt.Errorf("api: DecisionsPerMinute, InboundMaxBytes and MailDomain are required: %+v", cfg)
@@ -91,7 +105,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	if !ok {
 		return nil, errors.New("api: unsupported redis client")
 	}
-	s := &Server{cfg: cfg, st: d.Store, queues: d.Queues, dispatch: d.Dispatch, planner: d.Planner, log: d.Log, now: now, redis: rc,
+	s := &Server{cfg: cfg, st: d.Store, blobs: d.Blobs, queues: d.Queues, dispatch: d.Dispatch, planner: d.Planner, log: d.Log, now: now, redis: rc,
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
 		registry:  prometheus.NewRegistry(), mux: http.NewServeMux()}

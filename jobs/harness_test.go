@@ -183,7 +183,7 @@ func (h *harness) deliver(caseID int64, text string, skip bool) store.Run {
 		cid := caseID
 		mid, _, err := tx.InsertMessage(ctx, store.Message{CaseID: &cid, Direction: "inbound",
 			MessageID: "<" + storetest.Suffix(8) + "@springfield.gov>", From: "records@springfield.gov",
-			Subject: "RE: records request", Text: text})
+			Subject: "RE: records request", Text: text, SenderAllowed: true})
 		if err != nil {
 			return err
 		}

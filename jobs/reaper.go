@@ -28,7 +28,7 @@ type Reaper struct {
 
 // ReapResult counts what one pass re-dispatched.
 type ReapResult struct {
-	Runs, Decisions, Emails int
+	Runs, Decisions, Emails, Parses int
 }
 
 // Reap runs one pass.
@@ -74,9 +74,22 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 			res.Emails++
 		}
 	}
+	raws, err := r.Store.UnparsedRawMessages(ctx, before, 500)
+	if err != nil {
+		return res, fmt.Errorf("reaper: raw messages: %w", err)
+	}
+	for _, m := range raws {
+		ok, err := r.reapParse(ctx, m)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			res.Parses++
+		}
+	}
 	if res != (ReapResult{}) && r.Log != nil {
 		r.Log.Info("reaper re-dispatched stranded work", zap.Int("runs", res.Runs), zap.Int("decisions", res.Decisions),
-			zap.Int("emails", res.Emails))
+			zap.Int("emails", res.Emails), zap.Int("parses", res.Parses))
 	}
 	return res, nil
 }
@@ -149,6 +162,28 @@ func (r *Reaper) reapSend(ctx context.Context, e store.EmailSendRow) (bool, erro
 		return false, err
 	}
 	row, err := emailOutbox(r.Queues, e.ExecutionKey, time.Now(), gen)
+	if err != nil {
+		return false, err
+	}
+	return true, r.Dispatch.enqueue(ctx, row)
+}
+
+// reapParse re-dispatches the parse of a stored raw message whose task is
+// gone (Redis wiped: the webhook already answered 2xx, so the message must
+// not be lost), or is held "active" by a worker that does not hold the raw
+// message's lock. A duplicate parse is a no-op (FinishRawMessage fences).
+func (r *Reaper) reapParse(ctx context.Context, m store.RawMessage) (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.Agent, InboundParseTaskID(m.ID, m.DispatchGen), func() (bool, error) {
+		return r.Store.RawMessageLockFree(ctx, m.ID)
+	})
+	if err != nil || !stranded {
+		return false, err
+	}
+	gen, ok, err := r.Store.BumpRawDispatchGen(ctx, m.ID)
+	if err != nil || !ok {
+		return false, err
+	}
+	row, err := parseOutbox(r.Queues, m.ID, gen)
 	if err != nil {
 		return false, err
 	}

@@ -52,6 +52,7 @@ type Handlers struct {
 	Step   *AgentStepHandler
 	Resume *AgentResumeHandler
 	Email  *EmailSendHandler
+	Parse  *InboundParseHandler
 }
 
 // Mux routes task types to handlers.
@@ -60,5 +61,8 @@ func (h Handlers) Mux() *asynq.ServeMux {
 	mux.Handle(TypeAgentStep, h.Step)
 	mux.Handle(TypeAgentResume, h.Resume)
 	mux.Handle(TypeEmailSend, h.Email)
+	if h.Parse != nil {
+		mux.Handle(TypeInboundParse, h.Parse)
+	}
 	return mux
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"mime"
 	"net/mail"
 	"net/textproto"
 	"strings"
@@ -56,6 +57,15 @@ type Inbound struct {
 	Text                 string    // text/plain, else converted from HTML; "\n" line ends
 	HTML                 string    // "\n" line ends
 	Attachments          []workflow.Attachment
+	// Files are the attachments' bytes, in the order of Attachments (not
+	// stored in Postgres: the message store keeps them by SHA-256).
+	Files []File `json:"-"`
+	// ContentType is the top-level media type, lowercase
+	// ("multipart/report" for a delivery status notification).
+	ContentType string
+	// ReportType is the report-type parameter of a multipart/report
+	// ("delivery-status" for a bounce).
+	ReportType string
 	// Headers holds selected headers (first value, RFC 2047-decoded), keyed
 	// by canonical name: Auto-Submitted, Precedence, Reply-To, Return-Path,
 	// List-Id, X-Original-To and a few more.
@@ -131,12 +141,15 @@ func ParseMIME(raw []byte, maxBytes int64) (Inbound, error) {
 		Subject:     strings.TrimSpace(env.GetHeader("Subject")),
 		Text:        normalizeNewlines(env.Text),
 		HTML:        normalizeNewlines(env.HTML),
-		Attachments: attachments(env),
 		Headers:     selected(env),
 		SizeBytes:   int64(len(raw)),
 	}
 	// Ids are made storable before they are normalized: dropping a NUL
 	// afterwards could leave "<>" (found by FuzzParseMIME).
+	in.Attachments, in.Files = attachments(env)
+	if mt, params, err := mime.ParseMediaType(env.GetHeader("Content-Type")); err == nil {
+		in.ContentType, in.ReportType = mt, strings.ToLower(params["report-type"])
+	}
 	in.MessageID = NormalizeMessageID(storable(env.GetHeader("Message-ID")))
 	if in.MessageID == "" {
 		sum := sha256.Sum256(raw)
@@ -171,6 +184,8 @@ func (in *Inbound) sanitize() {
 	}
 	for i := range in.Attachments {
 		in.Attachments[i].Filename = storable(in.Attachments[i].Filename)
+		in.Attachments[i].ContentType = storable(in.Attachments[i].ContentType)
+		in.Files[i].Filename, in.Files[i].ContentType = in.Attachments[i].Filename, in.Attachments[i].ContentType
 	}
 }
 
@@ -219,17 +234,30 @@ func headerAddresses(values []string) []string {
 	return out
 }
 
+// File is one attachment's decoded bytes.
+type File struct {
+	Filename    string
+	ContentType string
+	Content     []byte
+}
+
 // attachments lists every attachment part, plus inline or unclassified
 // parts that carry a file name and are not images (inline images are
-// usually logos and signatures, not records).
-func attachments(env *enmime.Envelope) []workflow.Attachment {
+// usually logos and signatures, not records), with their bytes.
+func attachments(env *enmime.Envelope) ([]workflow.Attachment, []File) {
 	var out []workflow.Attachment
+	var files []File
 	add := func(p *enmime.Part) {
+		ct := strings.ToLower(p.ContentType)
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
 		out = append(out, workflow.Attachment{
 			Filename:    p.FileName,
-			ContentType: p.ContentType,
+			ContentType: ct,
 			SizeBytes:   int64(len(p.Content)),
 		})
+		files = append(files, File{Filename: p.FileName, ContentType: ct, Content: p.Content})
 	}
 	for _, p := range env.Attachments {
 		add(p)
@@ -241,7 +269,7 @@ func attachments(env *enmime.Envelope) []workflow.Attachment {
 			}
 		}
 	}
-	return out
+	return out, files
 }
 
 func selected(env *enmime.Envelope) map[string]string {

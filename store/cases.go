@@ -116,8 +116,10 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 		       c.autopilot_mode, c.status, c.paused, c.reply_token, a.timezone, c.due_at, c.next_followup_at,
 		       c.followup_count, c.estimated_completion, c.tolled_since, c.tolled_days,
 		       COALESCE((SELECT m.message_id FROM messages m WHERE m.case_id = c.id AND m.direction = 'inbound'
+		                   AND m.auto_kind = '' AND length(m.message_id) <= 998
 		                 ORDER BY m.received_at DESC, m.id DESC LIMIT 1), ''),
-		       COALESCE((SELECT array_agg(m.message_id ORDER BY m.received_at, m.id) FROM messages m WHERE m.case_id = c.id), '{}')
+		       COALESCE((SELECT array_agg(m.message_id ORDER BY m.received_at, m.id) FROM messages m
+		                 WHERE m.case_id = c.id AND length(m.message_id) <= 998), '{}')
 		FROM cases c JOIN agencies a ON a.id = c.agency_id
 		LEFT JOIN jurisdictions j ON j.code = c.jurisdiction_code
 		WHERE c.id = $1`, caseID).Scan(
@@ -217,27 +219,14 @@ func (s *Store) CaseIDByToken(ctx context.Context, token string) (int64, error) 
 // CaseIDByOutboundMessageID finds the case of one of our sent Message-IDs
 // (In-Reply-To/References matching); ErrNotFound.
 func (s *Store) CaseIDByOutboundMessageID(ctx context.Context, messageIDs []string) (int64, error) {
-	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT case_id FROM email_sends WHERE message_id = ANY($1)
-		UNION ALL SELECT case_id FROM messages WHERE direction = 'outbound' AND message_id = ANY($1) AND case_id IS NOT NULL
-		LIMIT 1`, messageIDs).Scan(&id)
-	return id, translate(err)
-}
-
-// CaseIDBySender finds the most recent open case of the agency with this
-// exact address, else of this email domain; ErrNotFound.
-func (s *Store) CaseIDBySender(ctx context.Context, addr string) (int64, error) {
-	addr = strings.ToLower(addr)
-	domain := ""
-	if i := strings.LastIndex(addr, "@"); i >= 0 {
-		domain = addr[i+1:]
+	hashes := make([]string, len(messageIDs))
+	for i, m := range messageIDs {
+		hashes[i] = MessageIDHash(m)
 	}
 	var id int64
-	err := s.pool.QueryRow(ctx, `
-		SELECT c.id FROM cases c JOIN agencies a ON a.id = c.agency_id
-		WHERE c.status NOT IN ('completed','closed_no_records','withdrawn')
-		  AND (a.email = $1 OR ($2 <> '' AND a.email_domain = $2))
-		ORDER BY (a.email = $1) DESC, c.id DESC LIMIT 1`, addr, domain).Scan(&id)
+	err := s.pool.QueryRow(ctx, `SELECT case_id FROM email_sends WHERE message_id = ANY($1)
+		UNION ALL SELECT case_id FROM messages WHERE direction = 'outbound' AND message_id_hash = ANY($2) AND case_id IS NOT NULL
+		LIMIT 1`, messageIDs, hashes).Scan(&id)
 	return id, translate(err)
 }
 

@@ -122,7 +122,7 @@ func (s *Store) MarkSent(ctx context.Context, executionKey string, at time.Time)
 		cid := e.CaseID
 		_, _, err = tx.InsertMessage(ctx, Message{CaseID: &cid, Direction: "outbound", MessageID: e.MessageID,
 			InReplyTo: e.InReplyTo, References: e.References, From: e.From, To: e.To, Subject: e.Subject,
-			Text: e.Text, HTML: e.HTML, ReceivedAt: at, MatchMethod: "sent"})
+			Text: e.Text, HTML: e.HTML, ReceivedAt: at, MatchMethod: "sent", SenderAllowed: true})
 		return err
 	})
 	return err

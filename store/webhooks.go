@@ -9,11 +9,12 @@ import (
 // ClaimWebhookToken records a provider's per-delivery signing token inside
 // the ingestion transaction. It returns false, and changes nothing, when the
 // token was seen before: the delivery is a replay of a signed request and
-// must be rejected. Claiming in the same transaction as the message means a
-// rejected delivery never burns its token.
-func (t *Tx) ClaimWebhookToken(ctx context.Context, provider, token string) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `INSERT INTO webhook_tokens (provider, token) VALUES ($1, $2)
-		ON CONFLICT (token) DO NOTHING`, provider, token)
+// must be rejected. It is claimed in the transaction that records the raw
+// bytes (rawMessageID), before anything is parsed: a delivery that later
+// fails to parse has still used its token.
+func (t *Tx) ClaimWebhookToken(ctx context.Context, provider, token string, rawMessageID int64) (bool, error) {
+	ct, err := t.tx.Exec(ctx, `INSERT INTO webhook_tokens (provider, token, raw_message_id) VALUES ($1, $2, $3)
+		ON CONFLICT (token) DO NOTHING`, provider, token, rawMessageID)
 	if err != nil {
 		return false, fmt.Errorf("claim webhook token: %w", translate(err))
 	}

@@ -10,11 +10,18 @@ type CaseState struct {
 	TriggerKey       string        `json:"trigger_key"`
 	TriggerMessageID *int64        `json:"trigger_message_id,omitempty"`
 	AutopilotMode    AutopilotMode `json:"autopilot_mode,omitempty"`
+	// SenderUnverified is set when the triggering reply's sender is not on
+	// the agency's allowlist: the run neither supersedes pending proposals
+	// nor updates the case, and always parks at a human gate.
+	SenderUnverified bool `json:"sender_unverified,omitempty"`
 
-	Analysis       *Analysis    `json:"analysis,omitempty"`
-	HasAttachments bool         `json:"has_attachments,omitempty"`
-	Constraints    []Constraint `json:"constraints,omitempty"`
-	ScopeItems     []ScopeItem  `json:"scope_items,omitempty"`
+	Analysis       *Analysis `json:"analysis,omitempty"`
+	HasAttachments bool      `json:"has_attachments,omitempty"`
+	// ReplyLinks are the http(s) links of the triggering reply (at most
+	// maxRecordLinks), recorded as retrieval tasks when it delivers records.
+	ReplyLinks  []string     `json:"reply_links,omitempty"`
+	Constraints []Constraint `json:"constraints,omitempty"`
+	ScopeItems  []ScopeItem  `json:"scope_items,omitempty"`
 
 	Decision *RouteDecision `json:"decision,omitempty"`
 	Draft    *Draft         `json:"draft,omitempty"`

@@ -114,7 +114,9 @@ func (d *Deps) loadContext(ctx context.Context, env Env, s CaseState) (CaseOutco
 		s.Logs = append(s.Logs, "case paused: treated as MANUAL")
 	}
 	s.Constraints, s.ScopeItems = c.Constraints, c.ScopeItems
-	if s.Trigger != TriggerAgencyReply {
+	if s.Trigger != TriggerAgencyReply || s.SenderUnverified {
+		// An unverified sender's reply supersedes nothing: a forged message
+		// must not knock a genuine proposal off the review queue.
 		return next(s, NodeClassifyInbound)
 	}
 	// A reply that arrived while an older run was mid-flight: the older run's
@@ -152,6 +154,8 @@ func (d *Deps) classifyInbound(ctx context.Context, env Env, s CaseState) (CaseO
 		return CaseOutcome{}, fmt.Errorf("analyze message %d: %w", *s.TriggerMessageID, err)
 	}
 	s.Analysis, s.HasAttachments = &a, len(reply.Attachments) > 0
+	s.SenderUnverified = s.SenderUnverified || reply.SenderUnverified
+	s.ReplyLinks = recordLinks(reply.Text, a)
 	msgID := *s.TriggerMessageID
 	return CaseOutcome{State: s, Route: Next(NodeUpdateConstraints),
 		Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
@@ -164,6 +168,11 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 	if a == nil || a.Class == ClassNoResponse {
 		return next(s, NodeDecideNextAction)
 	}
+	if s.SenderUnverified {
+		s.Logs = append(s.Logs, "sender not on the agency's allowlist: facts not applied to the case")
+		return next(s, NodeDecideNextAction)
+	}
+	records := (a.Class == ClassRecordsReady || a.Class == ClassPartial) && s.TriggerMessageID != nil
 	s.Constraints = mergeConstraints(s.Constraints, a.ConstraintsToAdd)
 	s.ScopeItems = mergeScope(s.ScopeItems, a.ScopeUpdates)
 	f := CaseFacts{Constraints: s.Constraints, ScopeItems: s.ScopeItems, TrackingNumber: a.TrackingNumber,
@@ -171,9 +180,17 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 	if a.Class == ClassPortalRedirect {
 		f.PortalURL = a.PortalURL
 	}
+	links := s.ReplyLinks
+	if !a.HasRecordsLink {
+		links = nil
+	}
 	return CaseOutcome{State: s, Route: Next(NodeDecideNextAction),
 		Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
-			return tx.UpdateCaseFacts(ctx, s.CaseID, f)
+			if err := tx.UpdateCaseFacts(ctx, s.CaseID, f); err != nil || !records {
+				return err
+			}
+			return tx.RecordDelivery(ctx, RecordDelivery{CaseID: s.CaseID, MessageID: *s.TriggerMessageID,
+				RunID: env.RunID, Class: a.Class, Links: links, At: env.Now})
 		}}, nil
 }
 
@@ -194,7 +211,7 @@ func (d *Deps) decideNextAction(ctx context.Context, env Env, s CaseState) (Case
 	in := RouteInput{Class: a.Class, Confidence: a.Confidence, Sentiment: a.Sentiment, Mode: s.AutopilotMode,
 		FeeCents: a.FeeCents, DenialWeak: a.DenialWeak, HasRecords: a.HasRecordsLink || s.HasAttachments,
 		Portal: c.PortalURL != "", FollowupsSent: c.FollowupCount, InjectionFlags: a.InjectionFlags,
-		Withheld: len(a.Exemptions) > 0 || withheld(a.ScopeUpdates)}
+		Withheld: len(a.Exemptions) > 0 || withheld(a.ScopeUpdates), SenderUnverified: s.SenderUnverified}
 	dec := Decide(in, d.Policy)
 	s.Decision = &dec
 	if dec.Action == ActionNone {

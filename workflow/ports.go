@@ -187,6 +187,22 @@ type CaseTx interface {
 	// MarkDecisionApplied records that a reviewer decision took effect.
 	MarkDecisionApplied(ctx context.Context, decisionID int64) error
 	LogActivity(ctx context.Context, caseID, runID int64, kind, actor string, detail any) error
+	// RecordDelivery records a RECORDS_READY or PARTIAL_DELIVERY reply: its
+	// attachments are marked delivered by the run, each download link
+	// becomes a pending retrieval task for a human (issue 11).
+	RecordDelivery(ctx context.Context, d RecordDelivery) error
+}
+
+// RecordDelivery describes records an agency reply delivered.
+type RecordDelivery struct {
+	CaseID    int64
+	MessageID int64 // messages.id of the reply
+	RunID     int64
+	Class     Class
+	// Links are download links in the reply (portal links, "available
+	// at …"); empty when the records came as attachments only.
+	Links []string
+	At    time.Time
 }
 
 // Planner is the statutory clock as the graph needs it (DESIGN.md "Clock").

@@ -14,6 +14,9 @@ const (
 	PauseManual        = "MANUAL"
 	PauseSensitive     = "SENSITIVE"
 	PauseFollowup      = "FOLLOWUP"
+	// PauseUnverifiedSender: the reply proved its thread but came from a
+	// sender not on the agency's allowlist (issue 10): a human decides.
+	PauseUnverifiedSender = "UNVERIFIED_SENDER"
 )
 
 // RoutingPolicy holds the thresholds of decide_next_action.
@@ -42,6 +45,9 @@ type RouteInput struct {
 	Portal         bool // the case goes through an agency portal: never emailed
 	FollowupsSent  int
 	InjectionFlags []string
+	// SenderUnverified forces a human gate: the sender is not on the
+	// agency's allowlist.
+	SenderUnverified bool
 }
 
 // RouteDecision is decide_next_action's answer (DESIGN.md routing table).
@@ -58,6 +64,9 @@ type RouteDecision struct {
 // always yields the same decision.
 func Decide(in RouteInput, p RoutingPolicy) RouteDecision {
 	d := route(in, p)
+	if in.SenderUnverified {
+		return unverified(d)
+	}
 	if d.Action == ActionNone {
 		return d
 	}
@@ -76,6 +85,20 @@ func Decide(in RouteInput, p RoutingPolicy) RouteDecision {
 	if in.Mode == AutopilotManual {
 		d.PauseReason = PauseManual
 	}
+	return d
+}
+
+// unverified turns d into a human gate: a reply whose sender is not on the
+// agency's allowlist never executes anything by itself, not even a
+// record-only step (its facts are not applied either: see update_constraints).
+func unverified(d RouteDecision) RouteDecision {
+	why := "sender is not on the agency's allowlist: a human checks the reply before anything is done (allow the sender on the case's agency if genuine)"
+	if d.Action == ActionNone {
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseUnverifiedSender,
+			Reasons: append(append([]string(nil), d.Reasons...), why)}
+	}
+	d.Auto, d.PauseReason = false, PauseUnverifiedSender
+	d.Reasons = append(d.Reasons, why)
 	return d
 }
 

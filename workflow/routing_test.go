@@ -124,3 +124,33 @@ func TestCents(t *testing.T) {
 		}
 	}
 }
+
+// A reply whose sender is not on the agency's allowlist never executes by
+// itself in any mode, not even a record-only step (issue 10).
+func TestDecideUnverifiedSenderAlwaysGates(t *testing.T) {
+	for _, c := range ReplyClasses {
+		for _, mode := range []AutopilotMode{AutopilotAuto, AutopilotSupervised, AutopilotManual} {
+			in := RouteInput{Class: c, Confidence: 0.95, Sentiment: SentimentNeutral, Mode: mode, FeeCents: cents(100),
+				DenialWeak: true, HasRecords: true, SenderUnverified: true}
+			d := Decide(in, DefaultRoutingPolicy)
+			if d.Auto || d.Action == ActionNone || d.PauseReason != PauseUnverifiedSender {
+				t.Errorf("%s in %s: %+v", c, mode, d)
+			}
+			verified := in
+			verified.SenderUnverified = false
+			if v := Decide(verified, DefaultRoutingPolicy); v.Action != ActionNone && v.Action != d.Action {
+				t.Errorf("%s in %s: the gate changed the action %s → %s", c, mode, v.Action, d.Action)
+			}
+		}
+	}
+}
+
+func TestRecordLinks(t *testing.T) {
+	text := "Your records are available at https://city.nextrequest.com/requests/24-117. Also see http://example.gov/a.pdf, and " +
+		"HTTPS://CITY.NEXTREQUEST.COM/requests/24-117 again."
+	got := recordLinks(text, Analysis{PortalURL: "https://portal.example.gov/x"})
+	want := []string{"https://city.nextrequest.com/requests/24-117", "http://example.gov/a.pdf", "https://portal.example.gov/x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("links %q, want %q", got, want)
+	}
+}

@@ -33,11 +33,20 @@ func NewAPI(a *app.App) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	blobs, err := a.Blobs(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	spool, err := a.SpoolDir()
+	if err != nil {
+		return nil, err
+	}
 	srv, err := api.New(api.Config{BootstrapAdminKey: c.BootstrapAdminKey, InboundRawSecret: c.InboundRawSecret,
-		MailgunSigningKey: c.MailgunSigningKey, InboundMaxBytes: c.InboundMaxBytes, ReplayWindow: c.WebhookReplayWindow,
+		MailgunSigningKey: c.MailgunSigningKey, InboundMaxBytes: c.InboundMaxBytes, MessageMaxBytes: c.MessageMaxBytes,
+		SpoolDir: spool, ReplayWindow: c.WebhookReplayWindow,
 		DecisionsPerMinute: c.DecisionsPerMinute, MailDomain: c.MailDomain, MaxAdjustments: c.MaxAdjustments},
 		api.Deps{Store: a.Store, Queues: a.Queues, Dispatch: a.Dispatch, Redis: a.Redis, Log: a.Log.Named("api"),
-			Planner: planner})
+			Planner: planner, Blobs: blobs})
 	if err != nil {
 		return nil, err
 	}

@@ -173,7 +173,7 @@ func (s *Scheduler) reap(ctx context.Context) (int, error) {
 	r := &jobs.Reaper{Store: s.App.Store, Inspector: s.Inspector, Dispatch: s.App.Dispatch, Queues: s.App.Queues,
 		Log: s.App.Log.Named("reaper"), Grace: s.App.Config.ReapGrace}
 	res, err := r.Reap(ctx)
-	return res.Runs + res.Decisions + res.Emails, err
+	return res.Runs + res.Decisions + res.Emails + res.Parses, err
 }
 
 func (s *Scheduler) retain(ctx context.Context) (int, error) {

@@ -14,7 +14,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/foiaflow/foiaflow/cmd/internal/app"
+	"github.com/foiaflow/foiaflow/inbound"
 	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
@@ -46,8 +48,18 @@ func NewWorker(a *app.App) (*Worker, error) {
 	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log.Named("dispatch"), Marker: marker}
 	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: dispatch,
 		Queues: a.Queues, WorkerID: id, Log: a.Log.Named("step"), Observe: m.observeStep}
+	blobs, err := a.Blobs(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	proc := &inbound.Processor{Store: a.Store, Blobs: blobs, Matcher: inbound.CaseMatcher{Store: a.Store, MailDomain: c.MailDomain},
+		Limits: a.ParseLimits(), AttachmentMaxBytes: c.AttachmentMaxBytes, Log: a.Log.Named("inbound"),
+		StartRun: func(ctx context.Context, tx *store.Tx, n store.NewRun) (store.Run, bool, error) {
+			return jobs.StartRun(ctx, tx, a.Queues, n)
+		}}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent}}
+		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent},
+		Parse: &jobs.InboundParseHandler{Proc: proc, Dispatch: dispatch, Log: a.Log.Named("inbound")}}
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})

@@ -57,7 +57,7 @@ func TestWorkerEndToEndOnCorpusFeeQuote(t *testing.T) {
 		}
 		caseID = id
 		mid, _, err := tx.InsertMessage(ctx, store.Message{CaseID: &id, Direction: "inbound",
-			MessageID: "<" + storetest.Suffix(6) + "@city.example>", From: "records@city.example", Text: reply.Text})
+			MessageID: "<" + storetest.Suffix(6) + "@city.example>", From: "records@city.example", Text: reply.Text, SenderAllowed: true})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hibiken/asynq"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/clock"
 	"github.com/foiaflow/foiaflow/dataset"
 	"github.com/foiaflow/foiaflow/jobs"
@@ -74,6 +76,43 @@ func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, e
 	a := &App{Config: c, Log: log, Store: st, Redis: r, Client: cl, Queues: jobs.PrefixedQueues(c.QueuePrefix), Queries: qc}
 	a.Dispatch = &jobs.Dispatcher{Client: cl, Store: st, Log: log.Named("dispatch")}
 	return a, nil
+}
+
+// Blobs opens the message store of MESSAGE_STORE: DATA_DIR/messages, or the
+// S3 bucket.
+func (a *App) Blobs(ctx context.Context) (blobstore.Store, error) {
+	c := a.Config
+	var st blobstore.Store
+	var err error
+	switch c.MessageStore {
+	case "s3":
+		st, err = blobstore.NewS3(ctx, blobstore.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, Prefix: c.S3Prefix,
+			Region: c.S3Region, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, TLS: c.S3TLS, PathStyle: c.S3PathStyle})
+	default:
+		st, err = blobstore.NewDir(filepath.Join(c.DataDir, "messages"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("message store: %w", err)
+	}
+	a.Log.Info("message store", zap.String("store", st.Name()))
+	return st, nil
+}
+
+// SpoolDir is where webhook bodies wait while their signature is checked
+// (DATA_DIR/tmp), created if needed.
+func (a *App) SpoolDir() (string, error) {
+	d := filepath.Join(a.Config.DataDir, "tmp")
+	if err := os.MkdirAll(d, 0o750); err != nil {
+		return "", fmt.Errorf("DATA_DIR: %w", err)
+	}
+	return d, nil
+}
+
+// ParseLimits are the bounded parser's limits (MESSAGE_MAX_BYTES, MIME_*).
+func (a *App) ParseLimits() mail.Limits {
+	c := a.Config
+	return mail.Limits{MaxBytes: c.MessageMaxBytes, MaxDepth: c.MIMEMaxDepth, MaxParts: c.MIMEMaxParts,
+		MaxHeaderBytes: c.MIMEMaxHeaderBytes, Timeout: c.MIMEParseTimeout}
 }
 
 // Close releases connections.

@@ -68,9 +68,27 @@ type Config struct {
 	BootstrapAdminKey   string        `env:"API_BOOTSTRAP_ADMIN_KEY"`
 	InboundRawSecret    string        `env:"INBOUND_RAW_SECRET"`
 	MailgunSigningKey   string        `env:"MAILGUN_SIGNING_KEY"`
-	InboundMaxBytes     int64         `env:"INBOUND_MAX_BYTES" envDefault:"26214400"`
+	InboundMaxBytes     int64         `env:"INBOUND_MAX_BYTES" envDefault:"52428800"`
 	WebhookReplayWindow time.Duration `env:"WEBHOOK_REPLAY_WINDOW" envDefault:"5m"`
 	DecisionsPerMinute  int           `env:"DECISIONS_PER_CASE_PER_MINUTE" envDefault:"30"`
+
+	// The message store (issue 11) and the bounded parse (issue 10).
+	DataDir            string        `env:"DATA_DIR" envDefault:"var/data"`
+	MessageStore       string        `env:"MESSAGE_STORE" envDefault:"dir"` // dir | s3
+	S3Endpoint         string        `env:"S3_ENDPOINT"`
+	S3Bucket           string        `env:"S3_BUCKET"`
+	S3Prefix           string        `env:"S3_PREFIX"`
+	S3Region           string        `env:"S3_REGION"`
+	S3AccessKey        string        `env:"S3_ACCESS_KEY"`
+	S3SecretKey        string        `env:"S3_SECRET_KEY"`
+	S3TLS              bool          `env:"S3_TLS" envDefault:"true"`
+	S3PathStyle        bool          `env:"S3_PATH_STYLE" envDefault:"false"`
+	MessageMaxBytes    int64         `env:"MESSAGE_MAX_BYTES" envDefault:"26214400"`
+	AttachmentMaxBytes int64         `env:"ATTACHMENT_MAX_BYTES" envDefault:"20971520"`
+	MIMEMaxDepth       int           `env:"MIME_MAX_DEPTH" envDefault:"16"`
+	MIMEMaxParts       int           `env:"MIME_MAX_PARTS" envDefault:"500"`
+	MIMEMaxHeaderBytes int           `env:"MIME_MAX_HEADER_BYTES" envDefault:"262144"`
+	MIMEParseTimeout   time.Duration `env:"MIME_PARSE_TIMEOUT" envDefault:"10s"`
 
 	SweepInterval        time.Duration `env:"SCHEDULER_SWEEP_INTERVAL" envDefault:"5s"`
 	RelayInterval        time.Duration `env:"SCHEDULER_RELAY_INTERVAL" envDefault:"1s"`
@@ -115,6 +133,13 @@ func (c Config) Validate() error {
 	check(c.MailDomain != "", "MAIL_DOMAIN is required")
 	check(c.SMTPTLS == "mandatory" || c.SMTPTLS == "opportunistic" || c.SMTPTLS == "none", "SMTP_TLS must be mandatory, opportunistic or none")
 	check(c.InboundMaxBytes > 0, "INBOUND_MAX_BYTES must be > 0")
+	check(c.MessageMaxBytes > 0 && c.MessageMaxBytes <= c.InboundMaxBytes, "MESSAGE_MAX_BYTES must be in (0, INBOUND_MAX_BYTES]")
+	check(c.AttachmentMaxBytes > 0, "ATTACHMENT_MAX_BYTES must be > 0")
+	check(c.MIMEMaxDepth > 0 && c.MIMEMaxParts > 0 && c.MIMEMaxHeaderBytes > 0 && c.MIMEParseTimeout > 0,
+		"MIME_MAX_DEPTH, MIME_MAX_PARTS, MIME_MAX_HEADER_BYTES and MIME_PARSE_TIMEOUT must be > 0")
+	check(c.DataDir != "", "DATA_DIR is required (scratch space for inbound bodies, and the message store when MESSAGE_STORE=dir)")
+	check(c.MessageStore == "dir" || c.MessageStore == "s3", "MESSAGE_STORE must be dir or s3, got %q", c.MessageStore)
+	check(c.MessageStore != "s3" || (c.S3Endpoint != "" && c.S3Bucket != ""), "MESSAGE_STORE=s3 needs S3_ENDPOINT and S3_BUCKET")
 	check(c.DecisionsPerMinute > 0, "DECISIONS_PER_CASE_PER_MINUTE must be > 0")
 	return errors.Join(errs...)
 }

@@ -47,20 +47,37 @@ func ReplyMIME(k Case, r dataset.Reply, subject, tag string) ([]byte, error) {
 		Headers:   map[string]string{"X-Corpus-Source": r.Source}, Date: time.Now().UTC()})
 }
 
-// PostReply posts a signed reply and returns the run it started (0 when it
-// started none) and how it was matched.
+// PostReply posts a signed reply, waits until the inbound:parse job has
+// handled it (GET /v1/inbound/{id}), and returns the run it started (0 when
+// it started none) and how it was matched.
 func (c *Client) PostReply(ctx context.Context, raw []byte) (runID int64, match string, err error) {
-	var in struct {
-		RunID *int64 `json:"run_id"`
-		Match string `json:"match"`
+	var rc struct {
+		RawMessageID int64 `json:"raw_message_id"`
 	}
-	if err := c.PostMIME(ctx, raw, &in); err != nil {
+	if err := c.PostMIME(ctx, raw, &rc); err != nil {
 		return 0, "", err
 	}
-	if in.RunID != nil {
-		runID = *in.RunID
+	for {
+		var st struct {
+			Status string `json:"status"`
+			RunID  *int64 `json:"run_id"`
+			Match  string `json:"match"`
+		}
+		if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/inbound/%d", rc.RawMessageID), nil, &st, nil); err != nil {
+			return 0, "", err
+		}
+		if st.Status != "received" {
+			if st.RunID != nil {
+				runID = *st.RunID
+			}
+			return runID, st.Match, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, "", fmt.Errorf("inbound %d not parsed: %w", rc.RawMessageID, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	return runID, in.Match, nil
 }
 
 // Approve approves a parked proposal at version through the API with a fresh
