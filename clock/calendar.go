@@ -53,8 +53,9 @@ func (iv Interval) Open() bool { return iv.End.IsZero() }
 // Semantics (DESIGN.md "Clock"):
 //   - The request is received on the civil date of sentAt in the agency's
 //     zone; counting starts the day after receipt (day 1 = receipt + 1).
-//   - Business-day rules count only IsBusinessDay days (weekends and
-//     observed federal holidays are skipped); calendar-day rules count
+//   - Business-day rules count only rule.WorkingDay days (weekends and
+//     observed federal holidays are skipped; UK bank holidays for the UK
+//     rule); calendar-day rules count
 //     every day. A calendar deadline landing on a weekend or holiday is not
 //     moved.
 //   - A day is tolled (not counted, whatever the rule) when it lies in
@@ -75,7 +76,7 @@ func (c Calendar) DueDay(sentAt time.Time, rule Rule, tolled []Interval) (Date, 
 			}
 			continue
 		}
-		if rule.BusinessDays && !IsBusinessDay(d) {
+		if rule.BusinessDays && !rule.WorkingDay(d) {
 			continue
 		}
 		counted++

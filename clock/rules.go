@@ -44,6 +44,17 @@ type Rule struct {
 // Federal reports whether r is the federal FOIA rule (abbrev US).
 func (r Rule) Federal() bool { return r.Abbrev == FederalAbbrev }
 
+// WorkingDay reports whether d counts as a business day under r: for the UK
+// rule a working day of the Freedom of Information Act 2000 s.10(6)
+// (IsUKWorkingDay), for every US jurisdiction a weekday that is not an
+// observed federal holiday (IsBusinessDay).
+func (r Rule) WorkingDay(d Date) bool {
+	if r.Abbrev == UKAbbrev {
+		return IsUKWorkingDay(d)
+	}
+	return IsBusinessDay(d)
+}
+
 // Rules is the table of jurisdiction deadlines. It is read-only after
 // LoadRules and safe for concurrent use.
 type Rules struct {

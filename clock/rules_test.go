@@ -22,8 +22,8 @@ func TestLoadRulesDataset(t *testing.T) {
 	t.Parallel()
 	r := loadRules(t)
 	all := r.All()
-	if len(all) != 44 { // federal, DC, 42 states
-		t.Fatalf("%d rules, want 44", len(all))
+	if len(all) != 45 { // federal, DC, 42 states, UK
+		t.Fatalf("%d rules, want 45", len(all))
 	}
 	for _, rule := range all {
 		if rule.Source == "" || rule.Days <= 0 || rule.ReasonableTime {
