@@ -41,6 +41,10 @@ func (fixedPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 	return workflow.Plan{DueAt: due, NextFollowupAt: due}
 }
 
+func (fixedPlanner) AppealDeadline(string, workflow.AppealTerms, time.Time, string) time.Time {
+	return time.Time{}
+}
+
 type testMailer struct{}
 
 func (testMailer) From() string                { return "foiaflow <requests@" + testDomain + ">" }

@@ -2,8 +2,13 @@
 // binary so that nothing reads outside the module:
 //
 //   - jurisdiction-deadlines.csv: statutory response deadlines for federal FOIA,
-//     DC and 42 states (columns jurisdiction,abbrev,days,business_days,source;
-//     every row cites its statute or page in the source column).
+//     DC, 42 states and the UK (columns jurisdiction,abbrev,days,business_days,
+//     source; every row cites its statute or page in the source column).
+//   - jurisdiction-statutes.csv: the statute citation that goes in letters,
+//     per jurisdiction (Statutes).
+//   - jurisdiction-appeals.csv: the administrative appeal each statute
+//     provides after a denial, its body, filing and decision periods
+//     (Appeals).
 //   - corpus/agency-replies/*.json: 42 real agency replies to public-records
 //     requests received by MuckRock in 2023–24, from the public test fixtures
 //     of BoundaryML/gloo-muckrock; each file keeps its "source" attribution.

@@ -84,11 +84,22 @@ type fixedPlanner struct{}
 
 func (fixedPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 	due := in.SentAt.AddDate(0, 0, 20)
+	if in.AppealedAt != nil {
+		due = in.AppealedAt.AddDate(0, 0, in.Appeal.DecideDays)
+	}
 	next := due
 	if in.FollowupCount > 0 {
 		next = in.Now.AddDate(0, 0, 15)
 	}
 	return workflow.Plan{DueAt: due, NextFollowupAt: next}
+}
+
+// AppealDeadline is terms.FileDays calendar days after the denial.
+func (fixedPlanner) AppealDeadline(_ string, terms workflow.AppealTerms, denied time.Time, _ string) time.Time {
+	if terms.FileDays == 0 {
+		return time.Time{}
+	}
+	return denied.AddDate(0, 0, terms.FileDays)
 }
 
 type testMailer struct{}

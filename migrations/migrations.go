@@ -1,6 +1,7 @@
 // Package migrations owns the foiaflow schema: SQL migrations embedded in the
-// binary and applied with pressly/goose v3, plus the Go migration that seeds
-// the jurisdictions table from the embedded deadline CSV (dataset package).
+// binary and applied with pressly/goose v3, plus the Go migrations that seed
+// the jurisdictions table from the embedded CSVs of the dataset package
+// (deadlines at version 2; statute citations and appeals at version 31).
 // Every binary applies them through Up, under a Postgres session lock so that
 // api, worker and scheduler starting together migrate once.
 package migrations
@@ -29,6 +30,10 @@ var sqlFS embed.FS
 // seedJurisdictionsVersion is the Go migration that loads the deadline CSV.
 const seedJurisdictionsVersion = 2
 
+// seedLettersVersion is the Go migration that loads the statute citations
+// and appeals (after 00030_letters_appeals.sql added their columns).
+const seedLettersVersion = 31
+
 // Up applies every pending migration to the database behind pool (in the
 // pool's search_path). It returns the versions applied.
 func Up(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
@@ -53,7 +58,16 @@ func Up(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
 			&goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
 				_, err := tx.ExecContext(ctx, `DELETE FROM jurisdictions`)
 				return err
-			}})),
+			}}),
+			goose.NewGoMigration(seedLettersVersion,
+				&goose.GoFunc{RunTx: seedLetters},
+				&goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
+					_, err := tx.ExecContext(ctx, `UPDATE jurisdictions SET statute_citation = '', statute_source = '',
+					    appeal_kind = 'none', appeal_body = '', appeal_citation = '', appeal_file_days = NULL,
+					    appeal_file_business_days = false, appeal_decide_days = NULL, appeal_decide_business_days = false,
+					    appeal_source = ''`)
+					return err
+				}})),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("migrations: provider: %w", err)
@@ -117,6 +131,48 @@ func seedJurisdictions(ctx context.Context, tx *sql.Tx) error {
 			j.Code, j.Name, j.Days, j.BusinessDays, j.Source); err != nil {
 			return fmt.Errorf("seed jurisdiction %s: %w", j.Code, err)
 		}
+	}
+	return nil
+}
+
+// seedLetters upserts every deadline row (so jurisdictions added to the
+// deadline CSV since version 2, such as UK, exist), then writes each
+// jurisdiction's statute citation and appeal. A jurisdiction left without a
+// citation or an appeal row fails the migration, naming it.
+func seedLetters(ctx context.Context, tx *sql.Tx) error {
+	if err := seedJurisdictions(ctx, tx); err != nil {
+		return err
+	}
+	statutes, err := dataset.Statutes()
+	if err != nil {
+		return err
+	}
+	for _, s := range statutes {
+		if _, err := tx.ExecContext(ctx, `UPDATE jurisdictions SET statute_citation = $2, statute_source = $3 WHERE code = $1`,
+			s.Abbrev, s.Citation, s.Source); err != nil {
+			return fmt.Errorf("seed statute %s: %w", s.Abbrev, err)
+		}
+	}
+	appeals, err := dataset.Appeals()
+	if err != nil {
+		return err
+	}
+	for _, a := range appeals {
+		if _, err := tx.ExecContext(ctx, `UPDATE jurisdictions SET appeal_kind = $2, appeal_body = $3, appeal_citation = $4,
+			    appeal_file_days = NULLIF($5, 0), appeal_file_business_days = $6, appeal_decide_days = NULLIF($7, 0),
+			    appeal_decide_business_days = $8, appeal_source = $9 WHERE code = $1`,
+			a.Abbrev, a.Kind, a.Body, a.Citation, a.FileDays, a.FileBusinessDays, a.DecideDays, a.DecideBusinessDays,
+			a.Source); err != nil {
+			return fmt.Errorf("seed appeal %s: %w", a.Abbrev, err)
+		}
+	}
+	var missing string
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(string_agg(code, ', ' ORDER BY code), '') FROM jurisdictions
+		WHERE statute_citation = '' OR appeal_source = ''`).Scan(&missing); err != nil {
+		return fmt.Errorf("check letter data: %w", err)
+	}
+	if missing != "" {
+		return fmt.Errorf("jurisdictions without a statute citation or appeal row: %s", missing)
 	}
 	return nil
 }

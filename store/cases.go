@@ -108,10 +108,13 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 	var c workflow.CaseRecord
 	var records, scope []byte
 	var constraints []string
-	var jur, statute *string
+	var jur, statute, appealKind *string
 	var est *time.Time
+	var fileDays, decideDays *int
+	var fileBusiness, decideBusiness *bool
+	var appealBody, appealCitation *string
 	err := s.pool.QueryRow(ctx, `
-		SELECT c.id, a.name, a.email, c.jurisdiction_code, j.source, c.subject, c.requested_records, c.scope_items,
+		SELECT c.id, a.name, a.email, c.jurisdiction_code, j.statute_citation, c.subject, c.requested_records, c.scope_items,
 		       c.constraints, c.tracking_number, c.portal_url, c.requester_name, c.sent_at, c.fee_cents,
 		       c.autopilot_mode, c.status, c.paused, c.reply_token, a.timezone, c.due_at, c.next_followup_at,
 		       c.followup_count, c.estimated_completion, c.tolled_since, c.tolled_days,
@@ -119,14 +122,18 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 		                   AND m.auto_kind = '' AND length(m.message_id) <= 998
 		                 ORDER BY m.received_at DESC, m.id DESC LIMIT 1), ''),
 		       COALESCE((SELECT array_agg(m.message_id ORDER BY m.received_at, m.id) FROM messages m
-		                 WHERE m.case_id = c.id AND length(m.message_id) <= 998), '{}')
+		                 WHERE m.case_id = c.id AND length(m.message_id) <= 998), '{}'),
+		       j.appeal_kind, j.appeal_body, j.appeal_citation, j.appeal_file_days, j.appeal_file_business_days,
+		       j.appeal_decide_days, j.appeal_decide_business_days, c.denied_at, c.appeal_deadline, c.appealed_at
 		FROM cases c JOIN agencies a ON a.id = c.agency_id
 		LEFT JOIN jurisdictions j ON j.code = c.jurisdiction_code
 		WHERE c.id = $1`, caseID).Scan(
 		&c.CaseID, &c.AgencyName, &c.AgencyEmail, &jur, &statute, &c.Subject, &records, &scope,
 		&constraints, &c.TrackingNumber, &c.PortalURL, &c.RequesterName, &c.SentAt, &c.FeeCents,
 		&c.AutopilotMode, &c.Status, &c.Paused, &c.ReplyToken, &c.AgencyTimezone, &c.DueAt, &c.NextFollowupAt,
-		&c.FollowupCount, &est, &c.TolledSince, &c.TolledDays, &c.LastInboundMessageID, &c.References)
+		&c.FollowupCount, &est, &c.TolledSince, &c.TolledDays, &c.LastInboundMessageID, &c.References,
+		&appealKind, &appealBody, &appealCitation, &fileDays, &fileBusiness, &decideDays, &decideBusiness,
+		&c.DeniedAt, &c.AppealDeadline, &c.AppealedAt)
 	if err != nil {
 		return c, fmt.Errorf("case %d: %w", caseID, translate(err))
 	}
@@ -136,6 +143,7 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 	if statute != nil {
 		c.Statute = *statute
 	}
+	c.Appeal = appealTerms(appealKind, appealBody, appealCitation, fileDays, fileBusiness, decideDays, decideBusiness)
 	c.EstimatedCompletion = est
 	_ = json.Unmarshal(records, &c.RequestedRecords)
 	_ = json.Unmarshal(scope, &c.ScopeItems)
@@ -143,6 +151,23 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 		c.Constraints = append(c.Constraints, workflow.Constraint(k))
 	}
 	return c, nil
+}
+
+// appealTerms builds the jurisdiction's appeal from its nullable columns (a
+// case without a jurisdiction has AppealNone).
+func appealTerms(kind, body, citation *string, fileDays *int, fileBusiness *bool, decideDays *int, decideBusiness *bool) workflow.AppealTerms {
+	t := workflow.AppealTerms{Kind: workflow.AppealNone}
+	if kind == nil {
+		return t
+	}
+	t.Kind, t.Body, t.Citation = workflow.AppealKind(*kind), *body, *citation
+	if fileDays != nil {
+		t.FileDays, t.FileBusinessDays = *fileDays, *fileBusiness
+	}
+	if decideDays != nil {
+		t.DecideDays, t.DecideBusinessDays = *decideDays, *decideBusiness
+	}
+	return t
 }
 
 // UpdateCaseFacts persists what update_constraints learned. Empty strings and
@@ -165,8 +190,10 @@ func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseF
 		    portal_url = COALESCE(NULLIF($5, ''), portal_url),
 		    fee_cents = COALESCE($6, fee_cents),
 		    estimated_completion = COALESCE($7::date, estimated_completion),
+		    denied_at = COALESCE($8, denied_at), appeal_deadline = COALESCE($9, appeal_deadline),
 		    updated_at = now()
-		WHERE id = $1`, caseID, cons, scope, f.TrackingNumber, f.PortalURL, f.FeeCents, f.EstimatedCompletion)
+		WHERE id = $1`, caseID, cons, scope, f.TrackingNumber, f.PortalURL, f.FeeCents, f.EstimatedCompletion,
+		f.DeniedAt, f.AppealDeadline)
 	if err != nil {
 		return fmt.Errorf("update facts of case %d: %w", caseID, translate(err))
 	}
@@ -200,9 +227,10 @@ func (t *Tx) SaveSchedule(ctx context.Context, caseID int64, s workflow.CaseSche
 	_, err := t.tx.Exec(ctx, `
 		UPDATE cases SET status = $2, sent_at = $3, due_at = $4, next_followup_at = $5, followup_count = $6,
 		    last_followup_at = COALESCE($7, last_followup_at), tolled_since = $8, tolled_days = $9,
-		    closed_at = CASE WHEN $10 THEN COALESCE(closed_at, now()) END, updated_at = now()
+		    closed_at = CASE WHEN $10 THEN COALESCE(closed_at, now()) END,
+		    appealed_at = COALESCE($11, appealed_at), updated_at = now()
 		WHERE id = $1`, caseID, s.Status, s.SentAt, s.DueAt, s.NextFollowupAt, s.FollowupCount, s.LastFollowupAt,
-		s.TolledSince, s.TolledDays, s.Closed)
+		s.TolledSince, s.TolledDays, s.Closed, s.AppealedAt)
 	if err != nil {
 		return fmt.Errorf("save schedule of case %d: %w", caseID, translate(err))
 	}

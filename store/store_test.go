@@ -14,8 +14,11 @@ import (
 func TestMigrationsSeedJurisdictionsAndAreIdempotent(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	if n := db.Int(t, `SELECT count(*) FROM jurisdictions`); n != 44 {
-		t.Fatalf("jurisdictions = %d, want 44 (federal, DC, 42 states)", n)
+	if n := db.Int(t, `SELECT count(*) FROM jurisdictions`); n != 45 {
+		t.Fatalf("jurisdictions = %d, want 45 (federal, DC, 42 states, UK)", n)
+	}
+	if n := db.Int(t, `SELECT count(*) FROM jurisdictions WHERE statute_citation = '' OR statute_source = '' OR appeal_source = ''`); n != 0 {
+		t.Fatalf("%d jurisdictions without a statute citation or an appeal row", n)
 	}
 	if s := db.String(t, `SELECT source FROM jurisdictions WHERE code='US'`); s == "" {
 		t.Fatal("federal row lost its source citation")

@@ -134,12 +134,18 @@ const (
 	ActionRefile            ActionType = "REFILE"
 	ActionCloseCompleted    ActionType = "CLOSE_COMPLETED"
 	ActionCloseNoRecords    ActionType = "CLOSE_NO_RECORDS"
+
+	// ActionSendAppeal files the administrative appeal the statute provides
+	// after a denial (docs/letters.md): emailed to the agency when the
+	// appeal goes to the agency, a human task when it goes to an outside
+	// body. Always gated.
+	ActionSendAppeal ActionType = "SEND_APPEAL"
 )
 
 // SendsEmail reports whether executing the action emails the agency.
 func (a ActionType) SendsEmail() bool {
 	switch a {
-	case ActionSendInitial, ActionSendFollowup, ActionSendRebuttal, ActionSendClarification, ActionApproveFee:
+	case ActionSendInitial, ActionSendFollowup, ActionSendRebuttal, ActionSendClarification, ActionApproveFee, ActionSendAppeal:
 		return true
 	}
 	return false
@@ -185,13 +191,50 @@ type Reply struct {
 	SenderUnverified bool `json:"sender_unverified,omitempty"`
 }
 
+// AppealKind says where a jurisdiction's statute sends an appeal of a
+// denial (dataset/jurisdiction-appeals.csv).
+type AppealKind string
+
+// Appeal kinds.
+const (
+	AppealToAgency   AppealKind = "agency"   // the agency's head or appeals officer: emailed to the agency
+	AppealToExternal AppealKind = "external" // an outside body (attorney general, counselor, commission): a human files it
+	AppealNone       AppealKind = "none"     // the statute provides no administrative appeal
+)
+
+// AppealTerms is the administrative appeal of a case's jurisdiction. Body
+// decides it; Citation is the section granting it, as written in letters.
+// FileDays is the period to file after the denial and DecideDays the period
+// the body has to decide, each in business (working) days when the flag is
+// set, else calendar days; 0 means the statute sets no period (none is
+// invented).
+type AppealTerms struct {
+	Kind               AppealKind `json:"kind"`
+	Body               string     `json:"body,omitempty"`
+	Citation           string     `json:"citation,omitempty"`
+	FileDays           int        `json:"file_days,omitempty"`
+	FileBusinessDays   bool       `json:"file_business_days,omitempty"`
+	DecideDays         int        `json:"decide_days,omitempty"`
+	DecideBusinessDays bool       `json:"decide_business_days,omitempty"`
+}
+
+// Available reports whether the statute provides an administrative appeal.
+func (t AppealTerms) Available() bool {
+	return t.Kind == AppealToAgency || t.Kind == AppealToExternal
+}
+
 // CaseContext is what the analyzer and drafter know about a case.
 type CaseContext struct {
-	CaseID           int64         `json:"case_id"`
-	AgencyName       string        `json:"agency_name"`
-	AgencyEmail      string        `json:"agency_email"`
-	Jurisdiction     string        `json:"jurisdiction"` // abbrev, e.g. "US", "TX"
-	Statute          string        `json:"statute"`      // citation for drafts, may be empty
+	CaseID      int64  `json:"case_id"`
+	AgencyName  string `json:"agency_name"`
+	AgencyEmail string `json:"agency_email"`
+	// AgencyTimezone is the agency's IANA zone: letters state dates in it.
+	AgencyTimezone string `json:"agency_timezone"`
+	Jurisdiction   string `json:"jurisdiction"` // abbrev, e.g. "US", "TX"
+	// Statute is the citation of the public records law as written in
+	// letters ("the Illinois Freedom of Information Act, 5 ILCS 140"); empty
+	// when unknown. Research notes never go here.
+	Statute          string        `json:"statute"`
 	Subject          string        `json:"subject"`
 	RequestedRecords []string      `json:"requested_records"`
 	ScopeItems       []ScopeItem   `json:"scope_items"`
@@ -202,6 +245,16 @@ type CaseContext struct {
 	SentAt           *time.Time    `json:"sent_at,omitempty"` // when the request went out (UTC)
 	FeeCents         *int64        `json:"fee_cents,omitempty"`
 	AutopilotMode    AutopilotMode `json:"autopilot_mode"`
+	// Appeal is the jurisdiction's administrative appeal.
+	Appeal AppealTerms `json:"appeal"`
+	// DeniedAt is when the adverse determination (denial, or partial
+	// delivery withholding records) that opened the appeal window arrived;
+	// AppealDeadline the last moment to file (nil: no statutory period);
+	// AppealedAt when the appeal was filed, after which the case runs on the
+	// appeal's own clock. UTC.
+	DeniedAt       *time.Time `json:"denied_at,omitempty"`
+	AppealDeadline *time.Time `json:"appeal_deadline,omitempty"`
+	AppealedAt     *time.Time `json:"appealed_at,omitempty"`
 }
 
 // ScopeUpdate changes the status of one scope item.
@@ -269,6 +322,9 @@ type DraftRequest struct {
 	DaysElapsed int `json:"days_elapsed"`
 	// FollowupNumber is 1 for the first follow-up.
 	FollowupNumber int `json:"followup_number"`
+	// DueAt is the case's current due date (the request's, or the appeal's
+	// once it went out), nil when the clock is stopped.
+	DueAt *time.Time `json:"due_at,omitempty"`
 	// Now is the drafting time (UTC), injected so drafts are reproducible.
 	Now time.Time `json:"now"`
 }
@@ -280,7 +336,12 @@ type Draft struct {
 	HTML    string `json:"html"`
 	// HumanTask is true for actions a person performs outside email
 	// (portal submission, refiling): Text then holds the instructions.
-	HumanTask bool      `json:"human_task,omitempty"`
+	HumanTask bool `json:"human_task,omitempty"`
+	// NeedsEdit is set when the drafter could not apply a reviewer's ADJUST
+	// instruction: it says what was not understood and asks for an edited
+	// text. The text is then the version being adjusted, unchanged, and
+	// safety_check keeps the proposal gated (RiskNeedsEdit).
+	NeedsEdit string    `json:"needs_edit,omitempty"`
 	Drafter   string    `json:"drafter"`
 	Usage     *LLMUsage `json:"usage,omitempty"`
 }

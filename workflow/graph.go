@@ -184,6 +184,11 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 	if !a.HasRecordsLink {
 		links = nil
 	}
+	if adverse(a) {
+		if err := d.openAppealWindow(ctx, env, s, &f); err != nil {
+			return CaseOutcome{}, err
+		}
+	}
 	return CaseOutcome{State: s, Route: Next(NodeDecideNextAction),
 		Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
 			if err := tx.UpdateCaseFacts(ctx, s.CaseID, f); err != nil || !records {
@@ -192,6 +197,37 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 			return tx.RecordDelivery(ctx, RecordDelivery{CaseID: s.CaseID, MessageID: *s.TriggerMessageID,
 				RunID: env.RunID, Class: a.Class, Links: links, At: env.Now})
 		}}, nil
+}
+
+// openAppealWindow records the adverse determination of the triggering
+// reply (its received time) and, where the statute sets a filing period,
+// the appeal deadline computed from it. A denial after the case's appeal is
+// the appeal's outcome and opens nothing.
+func (d *Deps) openAppealWindow(ctx context.Context, env Env, s CaseState, f *CaseFacts) error {
+	c, err := d.Cases.LoadCase(ctx, s.CaseID)
+	if err != nil {
+		return fmt.Errorf("load case %d: %w", s.CaseID, err)
+	}
+	if c.AppealedAt != nil {
+		return nil
+	}
+	denied := env.Now
+	if s.TriggerMessageID != nil {
+		reply, err := d.Cases.LoadMessage(ctx, *s.TriggerMessageID)
+		if err != nil {
+			return fmt.Errorf("load message %d: %w", *s.TriggerMessageID, err)
+		}
+		if !reply.ReceivedAt.IsZero() && reply.ReceivedAt.Before(denied) {
+			denied = reply.ReceivedAt.UTC()
+		}
+	}
+	f.DeniedAt = &denied
+	if c.Appeal.Available() && c.Appeal.FileDays > 0 && d.Planner != nil {
+		if dl := d.Planner.AppealDeadline(c.Jurisdiction, c.Appeal, denied, c.AgencyTimezone); !dl.IsZero() {
+			f.AppealDeadline = &dl
+		}
+	}
+	return nil
 }
 
 func (d *Deps) decideNextAction(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
@@ -211,7 +247,9 @@ func (d *Deps) decideNextAction(ctx context.Context, env Env, s CaseState) (Case
 	in := RouteInput{Class: a.Class, Confidence: a.Confidence, Sentiment: a.Sentiment, Mode: s.AutopilotMode,
 		FeeCents: a.FeeCents, DenialWeak: a.DenialWeak, HasRecords: a.HasRecordsLink || s.HasAttachments,
 		Portal: c.PortalURL != "", FollowupsSent: c.FollowupCount, InjectionFlags: a.InjectionFlags,
-		Withheld: len(a.Exemptions) > 0 || withheld(a.ScopeUpdates), SenderUnverified: s.SenderUnverified}
+		Withheld: len(a.Exemptions) > 0 || withheld(a.ScopeUpdates), SenderUnverified: s.SenderUnverified,
+		Appeal: c.Appeal.Kind, Appealed: c.AppealedAt != nil,
+		AppealWindowClosed: c.AppealDeadline != nil && env.Now.After(*c.AppealDeadline)}
 	dec := Decide(in, d.Policy)
 	s.Decision = &dec
 	if dec.Action == ActionNone {
@@ -226,8 +264,11 @@ func (d *Deps) draftResponse(ctx context.Context, env Env, s CaseState) (CaseOut
 		return CaseOutcome{}, fmt.Errorf("load case %d: %w", s.CaseID, err)
 	}
 	req := DraftRequest{Action: s.Decision.Action, Case: c.CaseContext, Analysis: s.Analysis,
-		FollowupNumber: c.FollowupCount + 1, Now: env.Now}
-	if c.SentAt != nil {
+		FollowupNumber: c.FollowupCount + 1, DueAt: c.DueAt, Now: env.Now}
+	switch {
+	case c.AppealedAt != nil:
+		req.DaysElapsed = int(env.Now.Sub(*c.AppealedAt).Hours() / 24)
+	case c.SentAt != nil:
 		req.DaysElapsed = int(env.Now.Sub(*c.SentAt).Hours() / 24)
 	}
 	if s.Human != nil && s.Human.Action == DecisionAdjust {
@@ -331,7 +372,7 @@ func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOut
 	s.ExecutionKey, s.Executed = key, true
 	s.CaseStatus = statusAfter(p.Action, c)
 	var email *EmailSend
-	if p.Action.SendsEmail() && c.PortalURL == "" {
+	if p.Action.SendsEmail() && c.PortalURL == "" && !p.HumanTask {
 		e := EmailSend{ExecutionKey: key, ProposalID: p.ID, CaseID: s.CaseID, MessageID: d.Mailer.MessageID(key),
 			From: d.Mailer.From(), To: []string{c.AgencyEmail}, ReplyTo: d.Mailer.ReplyTo(c.ReplyToken),
 			Subject: p.Subject, Text: p.BodyText, HTML: p.BodyHTML, InReplyTo: c.LastInboundMessageID,
@@ -348,10 +389,17 @@ func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOut
 			if err := tx.QueueEmail(ctx, *email); err != nil {
 				return err
 			}
-		case p.Action.SendsEmail():
+		case p.Action.SendsEmail() && c.PortalURL != "":
 			// Portal cases are never emailed: the action becomes a human task.
 			if err := tx.LogActivity(ctx, s.CaseID, env.RunID, "portal_human_task", "agent",
 				map[string]any{"proposal_id": p.ID, "action": p.Action, "portal_url": c.PortalURL}); err != nil {
+				return err
+			}
+		case p.Action.SendsEmail():
+			// A human task (an appeal to an outside body, a follow-up with
+			// it): the reviewer who approved it sends the letter.
+			if err := tx.LogActivity(ctx, s.CaseID, env.RunID, "human_task", actor(s),
+				map[string]any{"proposal_id": p.ID, "action": p.Action}); err != nil {
 				return err
 			}
 		case p.Action == ActionEscalate:
@@ -386,7 +434,15 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 		case ActionSendFollowup:
 			sched.FollowupCount = c.FollowupCount + 1
 			sched.LastFollowupAt = &now
+		case ActionSendAppeal:
+			// The appeal runs on its own clock: its decision date and its
+			// own follow-ups (docs/graph.md "Denials and appeals").
+			sched.AppealedAt, sched.FollowupCount = &now, 0
 		}
+	}
+	appealedAt := c.AppealedAt
+	if sched.AppealedAt != nil {
+		appealedAt = sched.AppealedAt
 	}
 	if sched.TolledSince != nil && status != CaseNeedsReview && status != CaseAwaitingRequester {
 		sched.TolledDays += int(now.Sub(*sched.TolledSince).Hours() / 24)
@@ -399,7 +455,7 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 		}
 		plan := d.Planner.Plan(PlanInput{Jurisdiction: c.Jurisdiction, Portal: c.PortalURL != "", SentAt: *sched.SentAt,
 			Now: now, FollowupCount: count, EstimatedCompletion: c.EstimatedCompletion,
-			TolledDays: sched.TolledDays, Timezone: c.AgencyTimezone})
+			TolledDays: sched.TolledDays, Timezone: c.AgencyTimezone, AppealedAt: appealedAt, Appeal: c.Appeal})
 		due, nf := plan.DueAt, plan.NextFollowupAt
 		sched.DueAt, sched.NextFollowupAt = &due, &nf
 	}
@@ -439,6 +495,12 @@ func confidence(a *Analysis) float64 {
 		return 1
 	}
 	return a.Confidence
+}
+
+// adverse reports whether a reply is an adverse determination that can be
+// appealed: a denial, or a partial delivery that withholds records.
+func adverse(a *Analysis) bool {
+	return a.Class == ClassDenial || a.Class == ClassPartial && (len(a.Exemptions) > 0 || withheld(a.ScopeUpdates))
 }
 
 func withheld(us []ScopeUpdate) bool {

@@ -53,7 +53,6 @@ type CaseRecord struct {
 	Status              string     `json:"status"`
 	Paused              bool       `json:"paused"`
 	ReplyToken          string     `json:"reply_token"`
-	AgencyTimezone      string     `json:"agency_timezone"`
 	DueAt               *time.Time `json:"due_at,omitempty"`
 	NextFollowupAt      *time.Time `json:"next_followup_at,omitempty"`
 	FollowupCount       int        `json:"followup_count"`
@@ -128,6 +127,10 @@ type CaseFacts struct {
 	PortalURL           string
 	FeeCents            *int64
 	EstimatedCompletion *time.Time
+	// DeniedAt and AppealDeadline open the appeal window of an adverse
+	// determination (nil leaves the stored value unchanged).
+	DeniedAt       *time.Time
+	AppealDeadline *time.Time
 }
 
 // EmailSend is the outbound email a step claims (I5).
@@ -159,6 +162,8 @@ type CaseSchedule struct {
 	TolledSince    *time.Time
 	TolledDays     int
 	Closed         bool
+	// AppealedAt is set when the appeal went out (nil leaves it unchanged).
+	AppealedAt *time.Time
 }
 
 // CaseTx is what graph nodes write, inside the step's transaction.
@@ -210,6 +215,12 @@ type Planner interface {
 	// Plan returns the due date and the next follow-up for a case given its
 	// state after this run; Escalate is true once MaxFollowups is reached.
 	Plan(in PlanInput) Plan
+	// AppealDeadline returns the last moment (UTC) to file an appeal of a
+	// denial received at deniedAt: terms.FileDays counted from the day after
+	// the denial in the jurisdiction's business or calendar days, in the
+	// agency's time zone, to the end of that day. It returns the zero time
+	// when the statute sets no period.
+	AppealDeadline(jurisdiction string, terms AppealTerms, deniedAt time.Time, timezone string) time.Time
 }
 
 // PlanInput describes the case for the clock. Times are UTC.
@@ -222,6 +233,12 @@ type PlanInput struct {
 	EstimatedCompletion *time.Time
 	TolledDays          int
 	Timezone            string
+	// AppealedAt is set once the case's appeal went out: the due date is
+	// then the appeal's decision date (Appeal.DecideDays from AppealedAt, or
+	// the reasonable-time default when the statute sets none) and
+	// FollowupCount counts the appeal's follow-ups.
+	AppealedAt *time.Time
+	Appeal     AppealTerms
 }
 
 // Plan is the clock's answer.

@@ -17,6 +17,7 @@ const (
 	// PauseUnverifiedSender: the reply proved its thread but came from a
 	// sender not on the agency's allowlist (issue 10): a human decides.
 	PauseUnverifiedSender = "UNVERIFIED_SENDER"
+	PauseAppeal           = "APPEAL"
 )
 
 // RoutingPolicy holds the thresholds of decide_next_action.
@@ -48,6 +49,13 @@ type RouteInput struct {
 	// SenderUnverified forces a human gate: the sender is not on the
 	// agency's allowlist.
 	SenderUnverified bool
+	// Appeal is where the jurisdiction's statute sends an appeal of a
+	// denial; AppealWindowClosed is true once the filing period has passed;
+	// Appealed is true once the case's appeal went out (replies and timers
+	// then belong to the appeal).
+	Appeal             AppealKind
+	AppealWindowClosed bool
+	Appealed           bool
 }
 
 // RouteDecision is decide_next_action's answer (DESIGN.md routing table).
@@ -113,8 +121,15 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 			return RouteDecision{Action: ActionSubmitPortal, HumanTask: true, PauseReason: PauseHumanTask,
 				Reasons: []string{"portal case is past due: check the portal and follow up there (never emailed)"}}
 		}
-		return RouteDecision{Action: ActionSendFollowup, Auto: auto, PauseReason: PauseFollowup,
-			Reasons: []string{fmt.Sprintf("no response: follow-up %d", in.FollowupsSent+1)}}
+		if in.Appealed && in.Appeal == AppealToExternal {
+			return RouteDecision{Action: ActionSendFollowup, HumanTask: true, PauseReason: PauseHumanTask,
+				Reasons: []string{fmt.Sprintf("no decision on the appeal: follow-up %d with the reviewing body (a human sends it)", in.FollowupsSent+1)}}
+		}
+		r := fmt.Sprintf("no response: follow-up %d", in.FollowupsSent+1)
+		if in.Appealed {
+			r = fmt.Sprintf("no decision on the appeal: follow-up %d", in.FollowupsSent+1)
+		}
+		return RouteDecision{Action: ActionSendFollowup, Auto: auto, PauseReason: PauseFollowup, Reasons: []string{r}}
 	}
 	if in.Class == ClassUnknown || !in.Class.Valid() {
 		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
@@ -141,17 +156,12 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 		r := fmt.Sprintf("fee %s %s auto-approve limit %s", Cents(*in.FeeCents), map[bool]string{true: "within", false: "over"}[ok], Cents(p.FeeAutoApproveMaxCents))
 		return RouteDecision{Action: ActionApproveFee, Auto: auto && ok, PauseReason: PauseFeeQuote, Reasons: []string{r}}
 	case ClassDenial:
-		r := "denial judged strong: a human decides whether to contest"
-		if in.DenialWeak {
-			r = "denial judged weak: rebuttal asks for segregable portions"
-		}
-		return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial, Reasons: []string{r}}
+		return contest(in, auto, "denial")
 	case ClassPartial:
 		if !in.Withheld {
 			return RouteDecision{Action: ActionNone, Auto: true, Reasons: []string{"partial delivery: delivered items recorded"}}
 		}
-		return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial,
-			Reasons: []string{"partial delivery with items withheld: rebuttal"}}
+		return contest(in, auto, "partial delivery with items withheld")
 	case ClassRecordsReady:
 		if !in.HasRecords {
 			return RouteDecision{Action: ActionCloseCompleted, PauseReason: PauseCloseAction,
@@ -173,6 +183,42 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 			Reasons: []string{"agency requires its portal: submit there (never emailed)"}}
 	}
 	return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation, Reasons: []string{"unrouted class " + string(in.Class)}}
+}
+
+// contest routes an adverse determination (docs/graph.md "Denials and
+// appeals"): after the case's appeal, a further denial is the appeal's
+// outcome and a human decides what comes next (court or an outside review);
+// where the statute provides an administrative appeal and its window is
+// open, the appeal is drafted and always gated (a legal filing with a
+// deadline: never sent on autopilot; an outside body is a human task);
+// otherwise a rebuttal, sent on autopilot only for a weak denial in AUTO.
+func contest(in RouteInput, auto bool, what string) RouteDecision {
+	switch {
+	case in.Appealed:
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+			Reasons: []string{what + " after the appeal: the appeal was decided against us; a human decides on further review (court or an outside body)"}}
+	case (in.Appeal == AppealToAgency || in.Appeal == AppealToExternal) && !in.AppealWindowClosed:
+		r := what + ": the statute provides an administrative appeal; appeal drafted (appeals are always reviewed)"
+		if in.Appeal == AppealToExternal {
+			r = what + ": the statute provides review by an outside body; appeal drafted for a human to file"
+		}
+		if in.DenialWeak {
+			r += "; the denial looks weak"
+		}
+		return RouteDecision{Action: ActionSendAppeal, HumanTask: in.Appeal == AppealToExternal, PauseReason: PauseAppeal,
+			Reasons: []string{r}}
+	}
+	r := what + " judged strong: a human decides whether to contest"
+	if in.DenialWeak {
+		r = what + " judged weak: rebuttal asks for segregable portions"
+	}
+	switch {
+	case in.AppealWindowClosed:
+		r += " (the appeal window has closed)"
+	case in.Appeal == AppealNone:
+		r += " (the statute provides no administrative appeal)"
+	}
+	return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial, Reasons: []string{r}}
 }
 
 // Cents formats integer cents as dollars, e.g. 123456 → "$1,234.56".

@@ -44,6 +44,17 @@ func TestDecideRoutingTable(t *testing.T) {
 		{"unknown", base(ClassUnknown), ActionEscalate, [3]bool{}},
 		{"low confidence", with(base(ClassFeeQuote), func(i *RouteInput) { i.Confidence = 0.59; i.FeeCents = cents(100) }), ActionEscalate, [3]bool{}},
 		{"hostile denial", with(base(ClassDenial), func(i *RouteInput) { i.Sentiment = SentimentHostile; i.DenialWeak = true }), ActionEscalate, [3]bool{}},
+		{"denial, appeal to the agency", with(base(ClassDenial), func(i *RouteInput) { i.Appeal, i.DenialWeak = AppealToAgency, true }), ActionSendAppeal, [3]bool{}},
+		{"denial, appeal to an outside body", with(base(ClassDenial), func(i *RouteInput) { i.Appeal = AppealToExternal }), ActionSendAppeal, [3]bool{}},
+		{"partial withholding, appeal", with(base(ClassPartial), func(i *RouteInput) { i.Appeal, i.Withheld = AppealToAgency, true }), ActionSendAppeal, [3]bool{}},
+		{"partial, nothing withheld, appeal state", with(base(ClassPartial), func(i *RouteInput) { i.Appeal = AppealToAgency }), ActionNone, [3]bool{true, true, true}},
+		{"weak denial, no appeal in the statute", with(base(ClassDenial), func(i *RouteInput) { i.Appeal, i.DenialWeak = AppealNone, true }), ActionSendRebuttal, [3]bool{true, false, false}},
+		{"weak denial, appeal window closed", with(base(ClassDenial), func(i *RouteInput) {
+			i.Appeal, i.DenialWeak, i.AppealWindowClosed = AppealToAgency, true, true
+		}), ActionSendRebuttal, [3]bool{true, false, false}},
+		{"denial after the appeal", with(base(ClassDenial), func(i *RouteInput) { i.Appeal, i.Appealed = AppealToAgency, true }), ActionEscalate, [3]bool{}},
+		{"no response to the appeal", with(base(ClassNoResponse), func(i *RouteInput) { i.Appeal, i.Appealed = AppealToAgency, true }), ActionSendFollowup, [3]bool{true, false, false}},
+		{"no response from an outside body", with(base(ClassNoResponse), func(i *RouteInput) { i.Appeal, i.Appealed = AppealToExternal, true }), ActionSendFollowup, [3]bool{}},
 		{"injection keeps routing, loses autopilot", with(base(ClassFeeQuote), func(i *RouteInput) {
 			i.FeeCents = cents(100)
 			i.InjectionFlags = []string{"ignore previous instructions"}
@@ -79,6 +90,17 @@ func TestDecideHumanTasks(t *testing.T) {
 		d := Decide(RouteInput{Class: c, Confidence: 1, Mode: AutopilotAuto}, DefaultRoutingPolicy)
 		if !d.HumanTask {
 			t.Errorf("%s: not a human task", c)
+		}
+	}
+	// An appeal goes to the agency by email, or to an outside body by hand.
+	for kind, human := range map[AppealKind]bool{AppealToAgency: false, AppealToExternal: true} {
+		d := Decide(RouteInput{Class: ClassDenial, Confidence: 1, Mode: AutopilotAuto, Appeal: kind}, DefaultRoutingPolicy)
+		if d.HumanTask != human || d.PauseReason != PauseAppeal {
+			t.Errorf("appeal %s: human task %v pause %s", kind, d.HumanTask, d.PauseReason)
+		}
+		d = Decide(RouteInput{Class: ClassNoResponse, Confidence: 1, Mode: AutopilotAuto, Appeal: kind, Appealed: true}, DefaultRoutingPolicy)
+		if d.HumanTask != human {
+			t.Errorf("appeal follow-up %s: human task %v", kind, d.HumanTask)
 		}
 	}
 }

@@ -14,6 +14,7 @@ const (
 	RiskInjection          = "PROMPT_INJECTION"
 	RiskEmptyDraft         = "EMPTY_DRAFT"
 	RiskPortalEmail        = "PORTAL_CASE_EMAIL"
+	RiskNeedsEdit          = "NEEDS_HUMAN_EDIT"
 )
 
 // SafetyResult is what safety_check found. Any flag forces a human gate.
@@ -35,9 +36,14 @@ var (
 // SafetyCheck inspects a draft against the case's constraints before it may
 // execute: exempt items requested again, a fee in the text that differs from
 // the quoted one, PII such as SSNs, aggressive tone outside rebuttals, text
-// that tries to instruct the agent, and email drafts for portal cases.
+// that tries to instruct the agent, email drafts for portal cases, and a
+// reviewer instruction the drafter could not apply (NeedsEdit).
 func SafetyCheck(action ActionType, d Draft, c CaseContext, a *Analysis) SafetyResult {
 	var r SafetyResult
+	if d.NeedsEdit != "" {
+		r.RiskFlags = append(r.RiskFlags, RiskNeedsEdit)
+		r.Warnings = append(r.Warnings, d.NeedsEdit)
+	}
 	if d.HumanTask {
 		return r
 	}

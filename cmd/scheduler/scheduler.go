@@ -21,8 +21,8 @@ import (
 // leaderKey is the advisory lock key of scheduler leadership.
 const leaderKey = 1
 
-// Scheduler runs the leader-elected loops: follow-up sweep, outbox relay,
-// stranded-run reaper and retention. Standbys poll for the leader lock; when
+// Scheduler runs the leader-elected loops: follow-up sweep, appeal-window
+// escalations, outbox relay, stranded-run reaper and retention. Standbys poll for the leader lock; when
 // the leader's session dies its lock is released and a standby takes over.
 type Scheduler struct {
 	App       *app.App
@@ -113,6 +113,7 @@ func (s *Scheduler) lead(ctx context.Context, lock *store.LeaderLock) {
 		fn    func(context.Context) (int, error)
 	}{
 		{"sweep", c.SweepInterval, s.sweep},
+		{"appeals", c.SweepInterval, s.appealWindows},
 		{"relay", c.RelayInterval, s.relay},
 		{"reap", c.ReapInterval, s.reap},
 		{"retention", time.Hour, s.retain},
@@ -161,6 +162,17 @@ func (s *Scheduler) sweep(ctx context.Context) (int, error) {
 	n, err := jobs.SweepFollowups(ctx, s.App.Store, s.App.Dispatch, s.App.Queues, s.Now().UTC(), 20000, 500)
 	if n > 0 {
 		s.App.Log.Info("follow-up sweep started runs", zap.Int("runs", n))
+	}
+	return n, err
+}
+
+// appealWindows escalates appeal proposals still undecided when their
+// appeal window is about to close.
+func (s *Scheduler) appealWindows(ctx context.Context) (int, error) {
+	warn := time.Duration(s.App.Config.AppealWarnDays) * 24 * time.Hour
+	n, err := jobs.SweepAppealWindows(ctx, s.App.Store, s.Now().UTC(), warn, 1000)
+	if n > 0 {
+		s.App.Log.Warn("appeal windows closing with appeals undecided: escalated", zap.Int("proposals", n))
 	}
 	return n, err
 }

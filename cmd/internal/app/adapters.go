@@ -18,6 +18,12 @@ type clockPlanner struct {
 // federal holidays, tolled days) and the next follow-up. Tolled days are
 // stored as a count, so they are applied as one tolling interval starting
 // the day after the request was sent.
+//
+// Once the appeal went out (AppealedAt set) the clock is the appeal's: its
+// decision period from the day it was filed (the reasonable-time default
+// when the statute sets none), with no tolling, in the jurisdiction's
+// business or calendar days; the follow-up cadence stays the
+// jurisdiction's.
 func (p clockPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 	cal := clock.Calendar{Location: location(in.Timezone)}
 	rule, _ := p.rules.Lookup(in.Jurisdiction)
@@ -26,7 +32,16 @@ func (p clockPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 		start := clock.DateOf(in.SentAt, cal.Loc()).AddDays(1)
 		tolled = []clock.Interval{{Start: start.Start(cal.Loc()), End: start.AddDays(in.TolledDays).Start(cal.Loc())}}
 	}
-	due := cal.DueDate(in.SentAt, rule, tolled)
+	sent := in.SentAt
+	if in.AppealedAt != nil {
+		sent, tolled = *in.AppealedAt, nil
+		reasonable, _ := p.rules.Lookup("")
+		rule.Days, rule.BusinessDays = reasonable.Days, false
+		if in.Appeal.DecideDays > 0 {
+			rule.Days, rule.BusinessDays = in.Appeal.DecideDays, in.Appeal.DecideBusinessDays
+		}
+	}
+	due := cal.DueDate(sent, rule, tolled)
 	st := clock.FollowupState{Rule: rule, Portal: in.Portal, Due: due, FollowupsSent: in.FollowupCount}
 	if in.FollowupCount > 0 {
 		st.LastFollowupAt = in.Now
@@ -41,6 +56,19 @@ func (p clockPlanner) Plan(in workflow.PlanInput) workflow.Plan {
 		plan.NextFollowupAt = in.Now
 	}
 	return plan
+}
+
+// AppealDeadline counts terms.FileDays from the day after the denial in the
+// agency's zone (business days on the jurisdiction's calendar when
+// FileBusinessDays, else calendar days) and returns the end of the last
+// day; zero when the statute sets no period.
+func (p clockPlanner) AppealDeadline(jurisdiction string, terms workflow.AppealTerms, deniedAt time.Time, timezone string) time.Time {
+	if terms.FileDays <= 0 {
+		return time.Time{}
+	}
+	rule, _ := p.rules.Lookup(jurisdiction)
+	rule.Days, rule.BusinessDays = terms.FileDays, terms.FileBusinessDays
+	return clock.Calendar{Location: location(timezone)}.DueDate(deniedAt, rule, nil)
 }
 
 func location(name string) *time.Location {

@@ -49,6 +49,9 @@ type Config struct {
 	MaxFollowups           int     `env:"MAX_FOLLOWUPS" envDefault:"3"`
 	MaxAdjustments         int     `env:"MAX_ADJUSTMENTS" envDefault:"3"`
 	ReasonableDays         int     `env:"REASONABLE_TIME_DAYS" envDefault:"30"`
+	// AppealWarnDays: an appeal proposal still undecided this many days
+	// before its appeal window closes is escalated.
+	AppealWarnDays int `env:"APPEAL_WARN_DAYS" envDefault:"5"`
 
 	MailDomain        string        `env:"MAIL_DOMAIN" envDefault:"foiaflow.local"`
 	MailFrom          string        `env:"MAIL_FROM" envDefault:"foiaflow <requests@foiaflow.local>"`
@@ -127,6 +130,7 @@ func (c Config) Validate() error {
 	check(c.MaxFollowups > 0, "MAX_FOLLOWUPS must be > 0")
 	check(c.MaxAdjustments >= 0, "MAX_ADJUSTMENTS must be >= 0")
 	check(c.ReasonableDays > 0, "REASONABLE_TIME_DAYS must be > 0")
+	check(c.AppealWarnDays >= 0 && c.AppealWarnDays <= 366, "APPEAL_WARN_DAYS must be in 0..366")
 	check(c.SendStartHour >= 0 && c.SendEndHour <= 24 && c.SendStartHour < c.SendEndHour, "SEND_START_HOUR < SEND_END_HOUR within 0–24")
 	check(c.SendMaxJitter >= 0, "SEND_MAX_JITTER must be >= 0")
 	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
