@@ -20,8 +20,12 @@ const MaxInstructionBytes = 2000
 
 // Templates is the offline drafter (seed 000 §3.5, §8): deterministic
 // letters per action from the case, the triggering analysis and the clock
-// value in the request. ADJUST instructions are honoured visibly by adding a
-// reviewer-requested paragraph. Safe for concurrent use.
+// value in the request. Letters cite the statute as written for letters
+// (CaseContext.Statute), never research notes. An ADJUST instruction is
+// applied to the version being adjusted through a small grammar of
+// structured adjustments (drafter_adjust.go, docs/letters.md); anything
+// else leaves the text unchanged and asks the reviewer for an edited text
+// (Draft.NeedsEdit). Safe for concurrent use.
 type Templates struct{}
 
 var _ workflow.Drafter = Templates{}
@@ -35,6 +39,9 @@ func (Templates) Draft(ctx context.Context, req workflow.DraftRequest) (workflow
 	d, err := draftTemplate(req)
 	if err != nil {
 		return workflow.Draft{}, err
+	}
+	if strings.TrimSpace(req.Instruction) != "" {
+		d = adjust(d, req)
 	}
 	d.Drafter = TemplateName
 	return d, nil
@@ -50,8 +57,13 @@ func draftTemplate(req workflow.DraftRequest) (workflow.Draft, error) {
 		subject = firstNonEmpty(c.Subject, "Public records request")
 		paras = initialRequest(c)
 	case workflow.ActionSendFollowup:
-		subject = reSubject(c, fmt.Sprintf("Follow-up #%d", max(req.FollowupNumber, 1)))
+		what := "Follow-up"
+		if c.AppealedAt != nil {
+			what = appealNoun(c) + " follow-up"
+		}
+		subject = reSubject(c, fmt.Sprintf("%s #%d", what, max(req.FollowupNumber, 1)))
 		paras = followup(req)
+		human = c.AppealedAt != nil && c.Appeal.Kind == workflow.AppealToExternal
 	case workflow.ActionApproveFee:
 		subject = reSubject(c, "Fee acceptance")
 		paras = feeAcceptance(req)
@@ -61,6 +73,9 @@ func draftTemplate(req workflow.DraftRequest) (workflow.Draft, error) {
 	case workflow.ActionSendRebuttal:
 		subject = reSubject(c, "Response to denial")
 		paras = rebuttal(req)
+	case workflow.ActionSendAppeal:
+		subject, human = reSubject(c, appealNoun(c)), c.Appeal.Kind == workflow.AppealToExternal
+		paras = appeal(req)
 	case workflow.ActionSubmitPortal:
 		subject, human = "Human task: submit request via portal - "+agencyOf(c), true
 		paras = portalTask(req)
@@ -78,15 +93,6 @@ func draftTemplate(req workflow.DraftRequest) (workflow.Draft, error) {
 		paras = closeNotes(req, "closed: the agency reported no responsive records")
 	default:
 		return workflow.Draft{}, fmt.Errorf("draft: action %q produces no message", req.Action)
-	}
-	if ins := cleanInstruction(req.Instruction); ins != "" {
-		// Before the sign-off when the letter has one.
-		p := "Reviewer-requested addition: " + ins
-		if n := len(paras); n > 0 && strings.HasPrefix(paras[n-1], "Sincerely,") {
-			paras = append(paras[:n-1], p, paras[n-1])
-		} else {
-			paras = append(paras, p)
-		}
 	}
 	text := strings.Join(paras, "\n\n") + "\n"
 	return workflow.Draft{Subject: subject, Text: text, HTML: TextToHTML(text), HumanTask: human}, nil
@@ -207,6 +213,9 @@ func initialRequest(c workflow.CaseContext) []string {
 
 func followup(req workflow.DraftRequest) []string {
 	c := req.Case
+	if c.AppealedAt != nil {
+		return appealFollowup(req)
+	}
 	p := []string{"Hello,"}
 	s := fmt.Sprintf("I am following up on %s%s, %d days ago.", requestRef(c), sentOn(c), req.DaysElapsed)
 	p = append(p, s)
@@ -266,7 +275,7 @@ func rebuttal(req workflow.DraftRequest) []string {
 	}
 	p = append(p,
 		"Please release all reasonably segregable, non-exempt portions of the responsive records, with redactions limited to the exempt material, and provide an index identifying each record or portion withheld and the exemption claimed for it.",
-		"If you maintain the denial, please tell me how to appeal.",
+		"If you maintain the denial, please confirm in writing that this is your final determination and name the official responsible for it.",
 		signoff(c))
 	return p
 }
