@@ -8,8 +8,6 @@ import (
 
 	"github.com/foiaflow/foiaflow/analysis"
 	"github.com/foiaflow/foiaflow/jobs"
-	"github.com/foiaflow/foiaflow/store"
-	"github.com/foiaflow/foiaflow/store/storetest"
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
@@ -19,25 +17,6 @@ func denial(exemptions ...string) func(workflow.Reply) workflow.Analysis {
 		return workflow.Analysis{Class: workflow.ClassDenial, Confidence: 0.9, Sentiment: workflow.SentimentNegative,
 			Exemptions: exemptions, DenialWeak: true}
 	}
-}
-
-// caseIn creates a case in jurisdiction jur, sent on 2026-10-01.
-func (h *harness) caseIn(jur string, mode workflow.AutopilotMode) int64 {
-	h.t.Helper()
-	var id int64
-	sent := time.Date(2026, 10, 1, 14, 0, 0, 0, time.UTC)
-	_, err := h.st.InTx(context.Background(), func(tx *store.Tx) error {
-		var err error
-		id, err = tx.CreateCase(context.Background(), store.NewCase{AgencyName: "Springfield Police Department",
-			AgencyEmail: "records@springfield.gov", Jurisdiction: jur, Subject: "Use of force reports 2025",
-			RequestedRecords: []string{"use of force reports"}, AutopilotMode: mode, RequesterName: "Jordan Reyes",
-			ReplyToken: storetest.Suffix(8), SentAt: &sent})
-		return err
-	})
-	if err != nil {
-		h.t.Fatalf("create case: %v", err)
-	}
-	return id
 }
 
 // A federal denial ends in an appeal proposal that stays gated even in
@@ -51,7 +30,7 @@ func TestDenialEndsInGatedAppealWithItsOwnClock(t *testing.T) {
 	h := newHarness(t, denial("5 U.S.C. § 552(b)(7)(A)", "5 U.S.C. § 552(b)(6)"))
 	h.deps.Drafter = analysis.Templates{}
 	h.startWorker("w", h.handlers("w"))
-	caseID := h.caseIn("US", workflow.AutopilotAuto)
+	caseID := h.newCaseIn("US", workflow.AutopilotAuto, "")
 	h.db.Exec(t, `UPDATE cases SET followup_count = 2 WHERE id = $1`, caseID)
 
 	run := h.waitRun(h.deliver(caseID, "Your request is denied under exemptions 7(A) and 6.", false).ID, workflow.RunParked)
@@ -125,7 +104,7 @@ func TestExternalAppealIsAHumanTask(t *testing.T) {
 	h := newHarness(t, denial("65 P.S. § 67.708(b)(16)"))
 	h.deps.Drafter = analysis.Templates{}
 	h.startWorker("w", h.handlers("w"))
-	caseID := h.caseIn("PA", workflow.AutopilotAuto)
+	caseID := h.newCaseIn("PA", workflow.AutopilotAuto, "")
 	run := h.waitRun(h.deliver(caseID, "Denied.", false).ID, workflow.RunParked)
 	g := gate(t, run)
 	p, err := h.st.LoadProposal(context.Background(), g.ProposalID)
@@ -166,7 +145,7 @@ func TestDenialWithoutAppealIsARebuttal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, denial())
 	h.startWorker("w", h.handlers("w"))
-	caseID := h.caseIn("CA", workflow.AutopilotAuto)
+	caseID := h.newCaseIn("CA", workflow.AutopilotAuto, "")
 	h.waitRun(h.deliver(caseID, "Denied.", false).ID, workflow.RunCompleted)
 	waitFor(t, "rebuttal emailed", func() bool { return len(h.sender.Sent()) == 1 })
 	if n := h.db.Int(t, `SELECT count(*) FROM proposals WHERE case_id = $1 AND action_type = 'SEND_REBUTTAL'`, caseID); n != 1 {
@@ -185,7 +164,7 @@ func TestAppealWindowEscalatesOnce(t *testing.T) {
 	h := newHarness(t, denial("5 U.S.C. § 552(b)(5)"))
 	h.deps.Drafter = analysis.Templates{}
 	h.startWorker("w", h.handlers("w"))
-	caseID := h.caseIn("US", workflow.AutopilotSupervised)
+	caseID := h.newCaseIn("US", workflow.AutopilotSupervised, "")
 	g := gate(t, h.waitRun(h.deliver(caseID, "Denied.", false).ID, workflow.RunParked))
 	c, err := h.st.LoadCase(context.Background(), caseID)
 	if err != nil || c.AppealDeadline == nil {
@@ -243,7 +222,7 @@ func TestOfflineAdjustAppliesGrammarOrAsksForAnEdit(t *testing.T) {
 	h := newHarness(t, denial("5 U.S.C. § 552(b)(7)(A)"))
 	h.deps.Drafter = analysis.Templates{}
 	h.startWorker("w", h.handlers("w"))
-	caseID := h.caseIn("US", workflow.AutopilotSupervised)
+	caseID := h.newCaseIn("US", workflow.AutopilotSupervised, "")
 	run := h.deliver(caseID, "Denied.", false)
 	g := gate(t, h.waitRun(run.ID, workflow.RunParked))
 	v1, err := h.st.LoadProposal(context.Background(), g.ProposalID)

@@ -165,15 +165,21 @@ func (h *harness) startWorker(id string, hs jobs.Handlers) *asynq.Server {
 	return srv
 }
 
-// newCase creates a case in mode with an agency address.
+// newCase creates a Texas case in mode with an agency address.
 func (h *harness) newCase(mode workflow.AutopilotMode, portal string) int64 {
+	h.t.Helper()
+	return h.newCaseIn("TX", mode, portal)
+}
+
+// newCaseIn creates a case in jurisdiction jur, sent on 2026-10-01.
+func (h *harness) newCaseIn(jur string, mode workflow.AutopilotMode, portal string) int64 {
 	h.t.Helper()
 	var id int64
 	sent := time.Date(2026, 10, 1, 14, 0, 0, 0, time.UTC)
 	_, err := h.st.InTx(context.Background(), func(tx *store.Tx) error {
 		var err error
 		id, err = tx.CreateCase(context.Background(), store.NewCase{AgencyName: "Springfield Police Department",
-			AgencyEmail: "records@springfield.gov", Jurisdiction: "TX", Subject: "Use of force reports 2025",
+			AgencyEmail: "records@springfield.gov", Jurisdiction: jur, Subject: "Use of force reports 2025",
 			RequestedRecords: []string{"use of force reports", "body camera footage"}, AutopilotMode: mode,
 			ReplyToken: storetest.Suffix(8), SentAt: &sent, PortalURL: portal})
 		return err
