@@ -27,7 +27,7 @@ lint: ## go vet + staticcheck + offline checks of Dockerfile, docker-compose.yml
 eval: ## classify CORPUS=dir of *.json replies and score the analyzer
 	$(GO) run ./cmd/eval -corpus $(CORPUS)
 
-demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown
+demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown, an appeal checked
 	$(GO) run ./cmd/demo
 
 migrate: services ## apply migrations to DATABASE_URL

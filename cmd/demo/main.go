@@ -4,7 +4,11 @@
 // posts each reply as signed RFC 5322 MIME through the inbound webhook, waits
 // until every run parks or completes, prints what the agent decided,
 // approves one fee proposal through the API, shows the .eml that was sent,
-// and stops everything cleanly. Offline analyzer, .eml sink, no API key.
+// shows an appeal proposal and checks that every appeal parked cites the
+// exemptions of its denial and the appeal deadline, stops everything
+// cleanly and ends with the line
+// "demo: cases=N parked=N emails=N attachments=N attachments_verified=N appeals=N".
+// Offline analyzer, .eml sink, no API key.
 //
 // The replies are the embedded MuckRock corpus (dataset package), each
 // keeping its source attribution in an X-Corpus-Source header.

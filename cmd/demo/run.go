@@ -79,7 +79,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	err = scenario(ctx, o, &fleet.Client{Base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), Key: key, Secret: []byte(secret),
+	summary, err := scenario(ctx, o, &fleet.Client{Base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), Key: key, Secret: []byte(secret),
 		HTTP: &http.Client{Timeout: 10 * time.Second}}, sink)
 	step("stopping the fleet")
 	if serr := f.Stop(); serr != nil && err == nil {
@@ -89,20 +89,24 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("%w (see logs in %s)", err, filepath.Join(dir, "logs"))
 	}
 	fmt.Println("\ndemo OK")
+	fmt.Println(summary)
 	return nil
 }
 
 func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
 
-func scenario(ctx context.Context, o options, c *fleet.Client, sink string) error {
+// scenario runs the demo against the started fleet and returns its summary
+// line "demo: cases=N parked=N emails=N attachments=N attachments_verified=N
+// appeals=N", printed last once the fleet has stopped.
+func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (string, error) {
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := fleet.WaitReady(rctx, c.Base+"/readyz"); err != nil {
-		return err
+		return "", err
 	}
 	replies, err := dataset.Corpus()
 	if err != nil {
-		return err
+		return "", err
 	}
 	cases := pick(replies, o.cases)
 	step("creating %d cases and posting their real agency replies as MIME", len(cases))
@@ -110,25 +114,25 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) erro
 		subject := "Records request " + dc.reply.Name
 		k, err := c.CreateCase(ctx, i, subject)
 		if err != nil {
-			return err
+			return "", err
 		}
 		dc.caseID, dc.address = k.ID, k.ReplyAddress
 		raw, err := fleet.ReplyMIME(k, dc.reply, subject, "demo")
 		if err != nil {
-			return err
+			return "", err
 		}
 		runID, match, err := c.PostReply(ctx, raw)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if runID == 0 {
-			return fmt.Errorf("reply %s matched %q and started no run", dc.reply.Name, match)
+			return "", fmt.Errorf("reply %s matched %q and started no run", dc.reply.Name, match)
 		}
 		dc.runID = runID
 	}
 	step("waiting until every run parks at a gate or completes")
 	if err := waitRuns(ctx, c, cases); err != nil {
-		return err
+		return "", err
 	}
 	printTable(cases)
 	var fee *demoCase
@@ -139,35 +143,56 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) erro
 		}
 	}
 	if fee == nil {
-		return errors.New("no fee proposal parked: nothing to approve")
+		return "", errors.New("no fee proposal parked: nothing to approve")
 	}
 	step("approving the fee proposal of case %d (%s) through the API", fee.caseID, fee.reply.Name)
 	decisionID, taskID, err := c.Approve(ctx, fee.caseID, fee.gate.ProposalID, fee.gate.Version)
 	if err != nil {
-		return err
+		return "", err
 	}
 	fmt.Printf("    decision %d accepted, resume task %s\n", decisionID, taskID)
 	file, err := waitEML(ctx, sink)
 	if err != nil {
-		return err
+		return "", err
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return err
+		return "", err
 	}
 	step("the email handed to the sink: %s", file)
 	fmt.Println(strings.TrimSpace(string(b)))
 	fmt.Println()
-	return nil
+	appeals, err := checkAppeals(ctx, c, cases)
+	if err != nil {
+		return "", err
+	}
+	attachments, err := attachmentsOf(ctx, c, cases)
+	if err != nil {
+		return "", err
+	}
+	emls, _ := filepath.Glob(filepath.Join(sink, "*.eml"))
+	parked := 0
+	for _, dc := range cases {
+		if dc.status == "parked" {
+			parked++
+		}
+	}
+	// attachments_verified counts attachments downloaded back through the
+	// API and compared byte for byte; the demo does not download any yet.
+	return fmt.Sprintf("demo: cases=%d parked=%d emails=%d attachments=%d attachments_verified=%d appeals=%d",
+		len(cases), parked, len(emls), attachments, 0, appeals), nil
 }
 
-// pick returns one reply per class first, then more until n.
+// pick returns one reply per class first, then more until n. The fee quote
+// states an amount and the denial cites an exemption, so the demo shows a
+// fee acceptance and an appeal that argues the exemptions.
 func pick(rs []dataset.Reply, n int) []*demoCase {
 	var out []*demoCase
 	seen := map[string]bool{}
 	used := map[string]bool{}
 	for _, r := range rs {
-		if !seen[r.Label] && (r.Label != "FEE_QUOTE" || r.FeeAmount != nil) {
+		if !seen[r.Label] && (r.Label != "FEE_QUOTE" || r.FeeAmount != nil) &&
+			(r.Label != "DENIAL" || strings.Contains(strings.ToLower(r.Text), "exempt")) {
 			seen[r.Label], used[r.Name] = true, true
 			out = append(out, &demoCase{reply: r})
 		}
