@@ -471,7 +471,7 @@ type approvals struct {
 }
 
 // emailActions are the gate actions whose approval sends an email.
-var emailActions = []string{"APPROVE_FEE", "SEND_FOLLOWUP", "SEND_REBUTTAL", "SEND_CLARIFICATION", "SEND_INITIAL_REQUEST"}
+var emailActions = []string{"APPROVE_FEE", "SEND_FOLLOWUP", "SEND_REBUTTAL", "SEND_APPEAL", "SEND_CLARIFICATION", "SEND_INITIAL_REQUEST"}
 
 // approveAll approves, through the API, every parked email proposal of the
 // runs ids, waits until their emails are handed to the sink and measures

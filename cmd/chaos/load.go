@@ -33,7 +33,7 @@ type chaosCase struct {
 // reviewer approves exactly these (others stay parked as human tasks).
 var emailActions = map[workflow.ActionType]bool{
 	workflow.ActionApproveFee: true, workflow.ActionSendRebuttal: true, workflow.ActionSendClarification: true,
-	workflow.ActionSendFollowup: true,
+	workflow.ActionSendFollowup: true, workflow.ActionSendAppeal: true,
 }
 
 // feeder creates cases and posts their agency replies, paced over d so
