@@ -247,7 +247,7 @@ func (d *Deps) decideNextAction(ctx context.Context, env Env, s CaseState) (Case
 	in := RouteInput{Class: a.Class, Confidence: a.Confidence, Sentiment: a.Sentiment, Mode: s.AutopilotMode,
 		FeeCents: a.FeeCents, DenialWeak: a.DenialWeak, HasRecords: a.HasRecordsLink || s.HasAttachments,
 		Portal: c.PortalURL != "", FollowupsSent: c.FollowupCount, InjectionFlags: a.InjectionFlags,
-		Withheld: len(a.Exemptions) > 0 || withheld(a.ScopeUpdates), SenderUnverified: s.SenderUnverified,
+		Withheld: withholds(a), SenderUnverified: s.SenderUnverified,
 		Appeal: c.Appeal.Kind, Appealed: c.AppealedAt != nil,
 		AppealWindowClosed: c.AppealDeadline != nil && env.Now.After(*c.AppealDeadline)}
 	dec := Decide(in, d.Policy)
@@ -500,8 +500,12 @@ func confidence(a *Analysis) float64 {
 // adverse reports whether a reply is an adverse determination that can be
 // appealed: a denial, or a partial delivery that withholds records.
 func adverse(a *Analysis) bool {
-	return a.Class == ClassDenial || a.Class == ClassPartial && (len(a.Exemptions) > 0 || withheld(a.ScopeUpdates))
+	return a.Class == ClassDenial || a.Class == ClassPartial && withholds(a)
 }
+
+// withholds reports whether a reply invokes exemptions or withholds scope
+// items.
+func withholds(a *Analysis) bool { return len(a.Exemptions) > 0 || withheld(a.ScopeUpdates) }
 
 func withheld(us []ScopeUpdate) bool {
 	for _, u := range us {
