@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foiaflow/foiaflow/dataset"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/store/storetest"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -92,5 +93,41 @@ func TestAppealWindowIsStored(t *testing.T) {
 	if c.DeniedAt == nil || !c.DeniedAt.Equal(denied) || c.AppealDeadline == nil || !c.AppealDeadline.Equal(deadline) ||
 		c.AppealedAt == nil || !c.AppealedAt.Equal(appealed) {
 		t.Fatalf("denied %v deadline %v appealed %v", c.DeniedAt, c.AppealDeadline, c.AppealedAt)
+	}
+}
+
+// Every jurisdiction seeded from the dataset reaches the graph with its
+// letter citation and its appeal exactly as the data files state them.
+func TestEveryJurisdictionLoadsItsLetterData(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	statutes, err := dataset.Statutes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	appeals, err := dataset.Appeals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]dataset.Appeal{}
+	for _, a := range appeals {
+		want[a.Abbrev] = a
+	}
+	for _, st := range statutes {
+		id, err := newCase(t, db, st.Abbrev)
+		if err != nil {
+			t.Fatalf("%s: %v", st.Abbrev, err)
+		}
+		c, err := db.Store.LoadCase(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := want[st.Abbrev]
+		got := c.Appeal
+		if c.Statute != st.Citation || string(got.Kind) != a.Kind || got.Body != a.Body || got.Citation != a.Citation ||
+			got.FileDays != a.FileDays || got.FileBusinessDays != a.FileBusinessDays || got.DecideDays != a.DecideDays ||
+			got.DecideBusinessDays != a.DecideBusinessDays {
+			t.Errorf("%s: statute %q appeal %+v, want %q %+v", st.Abbrev, c.Statute, got, st.Citation, a)
+		}
 	}
 }
