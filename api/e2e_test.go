@@ -81,8 +81,9 @@ func (e *env) startWorker() *recordingSender {
 	step := &jobs.AgentStepHandler{Store: e.st, Graph: workflow.NewCaseGraph(deps), Dispatch: e.dispatch, Queues: e.queues,
 		WorkerID: "w1", Log: e.log}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email: &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log},
-		Parse: &jobs.InboundParseHandler{Proc: e.proc, Dispatch: e.dispatch, Log: e.log}}
+		Email:     &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log},
+		Parse:     &jobs.InboundParseHandler{Proc: e.proc, Dispatch: e.dispatch, Log: e.log},
+		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: e.proc, Analyzer: ackAnalyzer{}, Log: e.log}}
 	srv := jobs.NewServer(e.redis, jobs.ServerOptions{Concurrency: 4, Queues: e.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {

@@ -56,7 +56,7 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 	t.Parallel()
 	codes := map[string]bool{}
-	for _, f := range []string{"api_keys.go", "cases.go", "case_detail.go", "decisions.go", "inbound.go", "orphans.go",
+	for _, f := range []string{"api_keys.go", "cases.go", "case_detail.go", "decisions.go", "inbound.go", "orphans.go", "records.go", "allowlist.go",
 		"proposals.go", "json.go", "health.go", "errors.go"} {
 		b, err := sourceFile(f)
 		if err != nil {

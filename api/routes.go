@@ -52,6 +52,12 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/cases/{id}", access: reviewer, fn: s.getCase},
 		{pattern: "PATCH /v1/cases/{id}", access: reviewer, fn: s.patchCase},
 		{pattern: "GET /v1/cases/{id}/agent-state", access: reviewer, fn: s.agentState},
+		{pattern: "GET /v1/cases/{id}/messages", access: reviewer, fn: s.caseMessages},
+		{pattern: "GET /v1/cases/{id}/timeline", access: reviewer, fn: s.caseTimeline},
+		{pattern: "GET /v1/attachments/{id}", access: reviewer, fn: s.getAttachment},
+		{pattern: "GET /v1/messages/{id}/raw", access: reviewer, fn: s.getRawMessage},
+		{pattern: "POST /v1/admin/messages/{id}/reanalyze", access: admin, fn: s.reanalyzeMessage},
+		{pattern: "GET /v1/admin/reanalyses/{id}", access: admin, fn: s.getReanalysis},
 		{pattern: "POST /v1/cases/{caseId}/proposals/{proposalId}/{action}", access: reviewer, fn: s.decide},
 
 		{pattern: "GET /v1/proposals", access: reviewer, fn: s.listProposals},

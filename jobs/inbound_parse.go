@@ -89,6 +89,15 @@ func (h *InboundParseHandler) ProcessTask(ctx context.Context, t *asynq.Task) er
 		return fmt.Errorf("inbound:parse raw message %d: %w", p.RawMessageID, asynq.SkipRetry)
 	}
 	if err != nil {
+		retried, ok1 := asynq.GetRetryCount(ctx)
+		maxRetry, ok2 := asynq.GetMaxRetry(ctx)
+		if ok1 && ok2 && retried >= maxRetry && IsFailure(err) {
+			h.Log.Error("inbound parse gave up: raw message kept, marked failed", zap.Int64("raw", p.RawMessageID), zap.Error(err))
+			if gerr := h.Proc.Store.GiveUpRawMessage(ctx, p.RawMessageID, err.Error()); gerr != nil {
+				return fmt.Errorf("%w (and marking it failed: %v)", err, gerr)
+			}
+			return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+		}
 		h.Log.Warn("inbound parse failed; will retry", zap.Int64("raw", p.RawMessageID), zap.Error(err))
 		return err
 	}

@@ -53,6 +53,8 @@ type Handlers struct {
 	Resume *AgentResumeHandler
 	Email  *EmailSendHandler
 	Parse  *InboundParseHandler
+	// Reanalyze runs admin re-analyses; nil leaves them queued.
+	Reanalyze *InboundReanalyzeHandler
 }
 
 // Mux routes task types to handlers.
@@ -63,6 +65,9 @@ func (h Handlers) Mux() *asynq.ServeMux {
 	mux.Handle(TypeEmailSend, h.Email)
 	if h.Parse != nil {
 		mux.Handle(TypeInboundParse, h.Parse)
+	}
+	if h.Reanalyze != nil {
+		mux.Handle(TypeInboundReanalyze, h.Reanalyze)
 	}
 	return mux
 }

@@ -239,9 +239,11 @@ func (t *Tx) SaveAnalysis(ctx context.Context, caseID, messageID, runID int64, a
 	return nil
 }
 
-// AnalysesOfCase returns the stored analyses of a case, oldest first.
+// AnalysesOfCase returns the stored analyses of a case, oldest first, each
+// with its message_row_id and, for an admin's re-analysis, reanalysis_id.
 func (s *Store) AnalysesOfCase(ctx context.Context, caseID int64) ([]json.RawMessage, error) {
-	rows, err := s.pool.Query(ctx, `SELECT jsonb_set(full_analysis, '{message_row_id}', to_jsonb(message_id))
+	rows, err := s.pool.Query(ctx, `SELECT full_analysis || jsonb_build_object('message_row_id', message_id,
+		    'reanalysis_id', reanalysis_id)
 		FROM response_analyses WHERE case_id = $1 ORDER BY id`, caseID)
 	if err != nil {
 		return nil, translate(err)

@@ -188,3 +188,13 @@ func (s *Store) InboundStatus(ctx context.Context, rawID int64) (InboundStatus, 
 	st.SenderAllowed = &allowed
 	return st, nil
 }
+
+// GiveUpRawMessage marks a raw message that is still received as failed
+// with reason, after its parse exhausted its retries (its bytes stay in the
+// message store; GET /v1/inbound/{id} shows the reason). The reaper stops
+// re-dispatching it.
+func (s *Store) GiveUpRawMessage(ctx context.Context, id int64, reason string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE raw_messages SET status = 'failed', parse_error = $2, parsed_at = now()
+		WHERE id = $1 AND status = 'received'`, id, reason)
+	return translate(err)
+}

@@ -58,8 +58,9 @@ func NewWorker(a *app.App) (*Worker, error) {
 			return jobs.StartRun(ctx, tx, a.Queues, n)
 		}}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent},
-		Parse: &jobs.InboundParseHandler{Proc: proc, Dispatch: dispatch, Log: a.Log.Named("inbound")}}
+		Email:     &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent},
+		Parse:     &jobs.InboundParseHandler{Proc: proc, Dispatch: dispatch, Log: a.Log.Named("inbound")},
+		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: proc, Analyzer: deps.Analyzer, Log: a.Log.Named("inbound")}}
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})
