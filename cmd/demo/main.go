@@ -3,7 +3,9 @@
 // Postgres and Redis (a fresh demo database), creates one case per reply,
 // posts each reply as signed RFC 5322 MIME through the inbound webhook, waits
 // until every run parks or completes, prints what the agent decided,
-// approves one fee proposal through the API, shows the .eml that was sent,
+// downloads the PDF that the RECORDS_READY reply carried back through the
+// API and compares the bytes, approves one fee proposal through the API,
+// shows the .eml that was sent,
 // shows an appeal proposal and checks that every appeal parked cites the
 // exemptions of its denial and the appeal deadline, stops everything
 // cleanly and ends with the line

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,7 @@ type demoCase struct {
 	action   string
 	proposal string
 	gate     *workflow.GatePayload
+	pdf      []byte // the attachment its reply carried
 }
 
 func run(ctx context.Context, o options) error {
@@ -63,7 +65,9 @@ func run(ctx context.Context, o options) error {
 		"API_ADDR=127.0.0.1:"+fmt.Sprint(apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN="+mailDomain, "MAIL_FROM=foiaflow demo <requests@"+mailDomain+">", "MAIL_SINK_DIR="+sink,
 		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline", "SMTP_HOST=",
-		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
+		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info",
+		"DATA_DIR="+filepath.Join(dir, "data"), "MESSAGE_STORE=dir")}
+	_ = os.RemoveAll(filepath.Join(dir, "data"))
 	step("building api, worker and scheduler")
 	if err := f.Build(ctx); err != nil {
 		return err
@@ -109,7 +113,7 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 		return "", err
 	}
 	cases := pick(replies, o.cases)
-	step("creating %d cases and posting their real agency replies as MIME", len(cases))
+	step("creating %d cases and posting their real agency replies as MIME (the RECORDS_READY reply carries a PDF)", len(cases))
 	for i, dc := range cases {
 		subject := "Records request " + dc.reply.Name
 		k, err := c.CreateCase(ctx, i, subject)
@@ -118,6 +122,11 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 		}
 		dc.caseID, dc.address = k.ID, k.ReplyAddress
 		raw, err := fleet.ReplyMIME(k, dc.reply, subject, "demo")
+		if pdfCase(cases) == dc {
+			dc.pdf = recordsPDF([]string{"Springfield Police Department - responsive records",
+				"Request: " + subject, "Use-of-force report log, January-June 2025", "Page 1 of 1"})
+			raw, err = fleet.ReplyMIMEWithAttachment(k, dc.reply, subject, "demo", "responsive-records.pdf", "application/pdf", dc.pdf)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -135,6 +144,10 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 		return "", err
 	}
 	printTable(cases)
+	verified, err := verifyRecords(ctx, c, cases)
+	if err != nil {
+		return "", err
+	}
 	var fee *demoCase
 	for _, dc := range cases {
 		if dc.gate != nil && dc.gate.Action == workflow.ActionApproveFee {
@@ -178,9 +191,69 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 		}
 	}
 	// attachments_verified counts attachments downloaded back through the
-	// API and compared byte for byte; the demo does not download any yet.
+	// API and compared byte for byte with what was posted.
 	return fmt.Sprintf("demo: cases=%d parked=%d emails=%d attachments=%d attachments_verified=%d appeals=%d",
-		len(cases), parked, len(emls), attachments, 0, appeals), nil
+		len(cases), parked, len(emls), attachments, verified, appeals), nil
+}
+
+// pdfCase is the first RECORDS_READY case: its reply carries the PDF.
+func pdfCase(cases []*demoCase) *demoCase {
+	for _, dc := range cases {
+		if dc.reply.Label == string(workflow.ClassRecordsReady) {
+			return dc
+		}
+	}
+	return nil
+}
+
+// verifyRecords downloads every stored attachment of every case back
+// through the API and compares it byte for byte with what was posted; it
+// returns how many matched.
+func verifyRecords(ctx context.Context, c *fleet.Client, cases []*demoCase) (int, error) {
+	step("downloading the records back through the API")
+	verified := 0
+	for _, dc := range cases {
+		var m struct {
+			Records struct {
+				AttachmentsReceived int `json:"attachments_received"`
+				RecordsDelivered    int `json:"records_delivered"`
+			} `json:"records"`
+			Messages []struct {
+				StoredAttachments []struct {
+					Filename    string `json:"filename"`
+					ContentType string `json:"content_type"`
+					SizeBytes   int64  `json:"size_bytes"`
+					SHA256      string `json:"sha256"`
+					DownloadURL string `json:"download_url"`
+				} `json:"stored_attachments"`
+			} `json:"messages"`
+		}
+		if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/v1/cases/%d/messages", dc.caseID), nil, &m, nil); err != nil {
+			return verified, err
+		}
+		for _, msg := range m.Messages {
+			for _, a := range msg.StoredAttachments {
+				got, hdr, err := c.Get(ctx, a.DownloadURL)
+				if err != nil {
+					return verified, err
+				}
+				if dc.pdf == nil || !bytes.Equal(got, dc.pdf) {
+					return verified, fmt.Errorf("case %d: attachment %s (%d bytes) differs from what was posted", dc.caseID, a.Filename, len(got))
+				}
+				fmt.Printf("    case %d: %s (%s, %d bytes, sha256 %.12s…) downloaded as %s: identical to the PDF posted\n",
+					dc.caseID, a.Filename, a.ContentType, a.SizeBytes, a.SHA256, hdr.Get("Content-Type"))
+				verified++
+			}
+		}
+		if dc.pdf != nil {
+			fmt.Printf("    case %d: %d attachment(s) received, %d counted as records delivered\n", dc.caseID,
+				m.Records.AttachmentsReceived, m.Records.RecordsDelivered)
+		}
+	}
+	if verified == 0 {
+		return 0, errors.New("no attachment came back through the API")
+	}
+	return verified, nil
 }
 
 // pick returns one reply per class first, then more until n. The fee quote

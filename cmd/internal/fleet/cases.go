@@ -1,10 +1,13 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"time"
+
+	gomail "github.com/wneessen/go-mail"
 
 	"github.com/foiaflow/foiaflow/dataset"
 	"github.com/foiaflow/foiaflow/mail"
@@ -45,6 +48,31 @@ func ReplyMIME(k Case, r dataset.Reply, subject, tag string) ([]byte, error) {
 		Subject: "RE: " + subject, Text: r.Text,
 		MessageID: fmt.Sprintf("<%s-%s-%s@agency%d.example.gov>", tag, r.Name, RandHex(4), k.ID),
 		Headers:   map[string]string{"X-Corpus-Source": r.Source}, Date: time.Now().UTC()})
+}
+
+// ReplyMIMEWithAttachment is ReplyMIME with one attachment (multipart/mixed,
+// base64), rendered by go-mail as a mail client would send it.
+func ReplyMIMEWithAttachment(k Case, r dataset.Reply, subject, tag, filename, contentType string, content []byte) ([]byte, error) {
+	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
+	if err := msg.From(k.AgencyEmail); err != nil {
+		return nil, err
+	}
+	if err := msg.To(k.ReplyAddress); err != nil {
+		return nil, err
+	}
+	msg.Subject("RE: " + subject)
+	msg.SetMessageIDWithValue(fmt.Sprintf("%s-%s-%s@agency%d.example.gov", tag, r.Name, RandHex(4), k.ID))
+	msg.SetDateWithValue(time.Now().UTC())
+	msg.SetGenHeader("X-Corpus-Source", r.Source)
+	msg.SetBodyString(gomail.TypeTextPlain, r.Text)
+	if err := msg.AttachReader(filename, bytes.NewReader(content), gomail.WithFileContentType(gomail.ContentType(contentType))); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // PostReply posts a signed reply, waits until the inbound:parse job has

@@ -59,6 +59,29 @@ func (c *Client) send(req *http.Request, out any) error {
 	return nil
 }
 
+// Get fetches path with the API key and returns the body as bytes (a
+// download); non-2xx is an error.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Key)
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
+	}
+	return b, resp.Header, nil
+}
+
 // PostMIME posts a raw RFC 5322 message to the signed inbound webhook.
 func (c *Client) PostMIME(ctx context.Context, raw []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+"/v1/inbound/email", bytes.NewReader(raw))
