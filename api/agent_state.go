@@ -74,6 +74,5 @@ func (s *Server) agentState(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Steps = append(out.Steps, steps...)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }

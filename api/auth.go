@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -66,24 +67,37 @@ func HashAPIKey(plaintext string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// bearer extracts the key of "Authorization: Bearer <key>", or of HTTP
-// Basic auth's password (browsers opening /admin/queues).
+// bearer extracts the key of "Authorization: Bearer <key>". HTTP Basic
+// credentials are not accepted: a browser resends them on its own with
+// every request to the origin, cross-site forms included (CSRF).
 func bearer(r *http.Request) string {
 	if h := r.Header.Get("Authorization"); h != "" {
 		if scheme, key, ok := strings.Cut(h, " "); ok && strings.EqualFold(scheme, "Bearer") {
 			return strings.TrimSpace(key)
 		}
 	}
-	if _, pw, ok := r.BasicAuth(); ok {
-		return pw
-	}
 	return ""
 }
 
 // authenticate resolves the request's key: the bootstrap admin key, or an
-// active stored key. 401 unauthorized otherwise.
+// active stored key. 401 unauthorized otherwise; 429 auth_throttled while
+// the source address or the key has too many recent failures.
 func (s *Server) authenticate(r *http.Request) (Principal, error) {
 	key := bearer(r)
+	ids := authIdentities(r, key)
+	if wait := s.throttle.blocked(ids); wait > 0 {
+		return Principal{}, errAuthThrottled(wait)
+	}
+	p, err := s.resolveKey(r, key)
+	if err == errUnauthorized {
+		s.throttle.fail(ids)
+	}
+	return p, err
+}
+
+// resolveKey looks key up: the bootstrap admin key or an active stored
+// key; errUnauthorized otherwise.
+func (s *Server) resolveKey(r *http.Request, key string) (Principal, error) {
 	if key == "" || len(key) > 256 {
 		return Principal{}, errUnauthorized
 	}
@@ -98,4 +112,28 @@ func (s *Server) authenticate(r *http.Request) (Principal, error) {
 		return Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
 	return Principal{KeyID: k.ID, Name: k.Name, Role: k.Role}, nil
+}
+
+// requireJSON answers 415 unless a POST, PUT or PATCH says it is JSON (an
+// action without a body, such as a re-analysis, may send no Content-Type
+// and no body at all). A browser can send a cross-site form or a
+// text/plain POST without asking, but not application/json (that needs a
+// CORS preflight this API never grants), so this closes request forgery on
+// the key-authenticated JSON routes. Pages with their own sessions and
+// CSRF tokens use their own routes.
+func requireJSON(r *http.Request) error {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+	default:
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.ContentLength == 0 {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil &&
+		(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return apiErr(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json, got %q", ct)
 }

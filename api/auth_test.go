@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,7 +10,7 @@ import (
 
 func TestAuthRequiredEverywhereButHealth(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, func(c *Config) { c.AuthFailuresPerMinute = 1000 })
 	e.req("GET", "/healthz", "", nil).expect(http.StatusOK, "")
 	e.req("GET", "/readyz", "", nil).expect(http.StatusOK, "")
 	for _, rt := range e.srv.routes() {
@@ -77,14 +79,19 @@ func TestAPIKeyBadInput(t *testing.T) {
 	}
 }
 
-func TestAdminQueuesAndBasicAuth(t *testing.T) {
+// Issue 10 "Loose doors": a browser resends HTTP Basic credentials by
+// itself, so they are refused even when they carry a valid key.
+func TestAdminQueuesRefuseBasicAuth(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.req("GET", "/admin/queues/", testAdminKey, nil).expect(http.StatusOK, "")
-	rq, _ := http.NewRequest("GET", e.ts.URL+"/admin/queues/", nil)
-	rq.SetBasicAuth("admin", testAdminKey)
-	if r := e.send(rq); r.Status != http.StatusOK {
-		t.Fatalf("basic auth: %d", r.Status)
+	for _, path := range []string{"/admin/queues/", "/v1/cases"} {
+		rq, _ := http.NewRequest("GET", e.ts.URL+path, nil)
+		rq.SetBasicAuth("admin", testAdminKey)
+		r := e.send(rq).expect(http.StatusUnauthorized, "unauthorized")
+		if got := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+			t.Fatalf("%s: WWW-Authenticate %q, want a Bearer challenge (a Basic one makes browsers prompt)", path, got)
+		}
 	}
 }
 
@@ -106,5 +113,53 @@ func TestRequestIDIsEchoed(t *testing.T) {
 	}
 	if id := e.req("GET", "/healthz", "", nil).Header.Get("X-Request-ID"); len(id) != 16 {
 		t.Fatalf("generated %q", id)
+	}
+}
+
+// Issue 10 "Loose doors": a cross-site form or text/plain POST (which a
+// browser sends without a preflight) is refused on the JSON API before
+// anything is stored, even with valid credentials.
+func TestJSONRoutesRefuseBrowserContentTypes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	body, _ := json.Marshal(validCase())
+	for _, ct := range []string{"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+		"multipart/form-data; boundary=x", ""} {
+		rq, _ := http.NewRequest("POST", e.ts.URL+"/v1/cases", bytes.NewReader(body))
+		rq.Header.Set("Authorization", "Bearer "+e.reviewerKey)
+		if ct != "" {
+			rq.Header.Set("Content-Type", ct)
+		}
+		e.send(rq).expect(http.StatusUnsupportedMediaType, "unsupported_media_type")
+	}
+	if n := e.count(`SELECT count(*) FROM cases`); n != 0 {
+		t.Fatalf("%d cases created through a non-JSON POST", n)
+	}
+	e.req("POST", "/v1/cases", e.reviewerKey, validCase(), "Content-Type", "application/json; charset=utf-8").
+		expect(http.StatusCreated, "")
+	// An action without a body needs no Content-Type (it reaches the
+	// handler, which asks for its JSON body).
+	e.req("POST", "/v1/cases", e.reviewerKey, nil).expect(http.StatusBadRequest, "invalid_json")
+}
+
+// Issue 10 "Loose doors": API key names are unique among active keys (they
+// are the actor of every decision); a revoked key's name can be reused.
+func TestAPIKeyNamesAreUnique(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	mk := func(name string) resp {
+		return e.req("POST", "/v1/api-keys", testAdminKey, map[string]string{"name": name, "role": "reviewer"})
+	}
+	var k createdAPIKey
+	mk("ana@newsroom.test").expect(http.StatusCreated, "").decode(&k)
+	mk("ana@newsroom.test").expect(http.StatusConflict, "name_taken")
+	mk("ANA@newsroom.test").expect(http.StatusConflict, "name_taken")
+	mk(testReviewer).expect(http.StatusConflict, "name_taken")
+	mk("bootstrap-admin").expect(http.StatusConflict, "name_taken")
+	mk("tab\tname").expect(http.StatusBadRequest, "invalid_name")
+	e.req("DELETE", "/v1/api-keys/"+itoa(k.ID), testAdminKey, nil).expect(http.StatusNoContent, "")
+	mk("ana@newsroom.test").expect(http.StatusCreated, "")
+	if n := e.count(`SELECT count(*) FROM api_keys WHERE lower(name) = 'ana@newsroom.test'`); n != 2 {
+		t.Fatalf("%d keys named ana, want the revoked one and its replacement", n)
 	}
 }

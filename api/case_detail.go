@@ -103,8 +103,7 @@ func (s *Server) getCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return writeJSON(w, http.StatusOK, d)
 }
 
 // patchCaseRequest is the body of PATCH /v1/cases/{id}; absent fields are
@@ -166,6 +165,5 @@ func (s *Server) patchCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return writeJSON(w, http.StatusOK, d)
 }

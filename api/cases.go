@@ -1,17 +1,15 @@
 package api
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	netmail "net/mail"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -58,6 +56,12 @@ func invalid(format string, args ...any) *Error {
 	return apiErr(http.StatusBadRequest, "invalid_field", format, args...)
 }
 
+// headerProblem is the message of a mail.CheckSubject or mail.CheckAddress
+// error without the package's sentinel prefix.
+func headerProblem(err error) string {
+	return strings.TrimPrefix(err.Error(), mail.ErrInvalidOutbound.Error()+": ")
+}
+
 // validate checks the request and normalises it; 400 invalid_field.
 func (c *createCaseRequest) validate() error {
 	c.AgencyName, c.AgencyEmail = strings.TrimSpace(c.AgencyName), strings.TrimSpace(c.AgencyEmail)
@@ -84,11 +88,16 @@ func (c *createCaseRequest) validate() error {
 	case len(c.RequestedRecords) == 0 || len(c.RequestedRecords) > maxRecordItems:
 		return invalid("requested_records must have 1–%d items", maxRecordItems)
 	}
+	// agency_email becomes the To header and the subject part of every
+	// email's Subject: refuse now what could only fail (or inject headers)
+	// when an email is rendered.
 	if c.AgencyEmail != "" {
-		a, err := netmail.ParseAddress(c.AgencyEmail)
-		if err != nil || a.Name != "" {
-			return invalid("agency_email %q is not a bare email address", c.AgencyEmail)
+		if err := mail.CheckAddress(c.AgencyEmail); err != nil {
+			return invalid("agency_email: %s", headerProblem(err))
 		}
+	}
+	if err := mail.CheckSubject(c.Subject); err != nil {
+		return invalid("%s", headerProblem(err))
 	}
 	if c.PortalURL != "" {
 		u, err := url.Parse(c.PortalURL)
@@ -123,15 +132,6 @@ func (c *createCaseRequest) validate() error {
 	return nil
 }
 
-// newReplyToken returns a random lowercase hex reply token (32 characters).
-func newReplyToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("reply token: %w", err)
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // createCase: POST /v1/cases → 201 with the case detail and, with
 // send_initial_request, the id of the initial_request run (trigger key
 // initial:<case>), whose first step is dispatched after commit.
@@ -143,6 +143,9 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 	if err := req.validate(); err != nil {
 		return err
 	}
+	if req.SentAt != nil && req.SentAt.After(s.now().Add(time.Hour)) {
+		return invalid("sent_at %s is in the future", req.SentAt.UTC().Format(time.RFC3339))
+	}
 	ctx := r.Context()
 	ok, err := s.st.JurisdictionExists(ctx, req.Jurisdiction)
 	if err != nil {
@@ -151,14 +154,10 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return apiErr(http.StatusUnprocessableEntity, "unknown_jurisdiction", "jurisdiction %q does not exist", req.Jurisdiction)
 	}
-	token, err := newReplyToken()
-	if err != nil {
-		return err
-	}
 	nc := store.NewCase{AgencyName: req.AgencyName, AgencyEmail: req.AgencyEmail, PortalURL: req.PortalURL,
 		Jurisdiction: req.Jurisdiction, Timezone: req.AgencyTimezone, Subject: req.Subject,
 		RequestedRecords: req.RequestedRecords, AutopilotMode: workflow.AutopilotMode(req.AutopilotMode),
-		RequesterName: req.RequesterName, ReplyToken: token, SentAt: req.SentAt}
+		RequesterName: req.RequesterName, ReplyTokenOf: s.cfg.MailIDs.ReplyToken, SentAt: req.SentAt}
 	if req.SendInitialRequest {
 		nc.Status = caseDraft
 	} else if nc.SentAt == nil {
@@ -204,8 +203,7 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", fmt.Sprintf("/v1/cases/%d", caseID))
-	writeJSON(w, http.StatusCreated, createdCase{caseDetailBody: detail, RunID: runID})
-	return nil
+	return writeJSON(w, http.StatusCreated, createdCase{caseDetailBody: detail, RunID: runID})
 }
 
 // createdCase is the answer of POST /v1/cases.
@@ -243,6 +241,5 @@ func (s *Server) listCases(w http.ResponseWriter, r *http.Request) error {
 	if len(cases) > 0 {
 		last = cases[len(cases)-1].ID
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cases": cases, "next_cursor": nextCursor(len(cases), int(limit), last)})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]any{"cases": cases, "next_cursor": nextCursor(len(cases), int(limit), last)})
 }

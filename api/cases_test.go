@@ -27,6 +27,11 @@ func TestCreateCase(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(c.Case.ReplyToken) {
 		t.Fatalf("reply token %q", c.Case.ReplyToken)
 	}
+	// Issue 10: the token is keyed by MAIL_ID_SECRET, not guessable from the
+	// case number.
+	if c.Case.ReplyToken != testIDs.ReplyToken(c.Case.CaseID) {
+		t.Fatalf("reply token %q is not the HMAC of case %d", c.Case.ReplyToken, c.Case.CaseID)
+	}
 	if c.Case.ReplyAddress != "requests+"+c.Case.ReplyToken+"@"+testDomain {
 		t.Fatalf("reply address %q", c.Case.ReplyAddress)
 	}
@@ -98,6 +103,14 @@ func TestCreateCaseRejectsBadInput(t *testing.T) {
 		{"no records", with("requested_records", []string{}), 400, "invalid_field"},
 		{"blank record", with("requested_records", []string{" "}), 400, "invalid_field"},
 		{"long subject", with("subject", strings.Repeat("s", 600)), 400, "invalid_field"},
+		// Issue 10: values that end up in email headers are checked before
+		// anything is stored.
+		{"subject header injection", with("subject", "Records\r\nBcc: victim@example.org"), 400, "invalid_field"},
+		{"email header injection", with("agency_email", "records@springfield.gov\r\nBcc: victim@example.org"), 400, "invalid_field"},
+		{"email with display name", with("agency_email", "Records <records@springfield.gov>"), 400, "invalid_field"},
+		{"NUL in text", `{"agency_name":"Springfield\u0000PD","agency_email":"records@springfield.gov","jurisdiction":"TX",` +
+			`"subject":"s","requested_records":["r"]}`, 400, "invalid_field"},
+		{"sent in year 9999", with("sent_at", "9999-12-31T23:00:00-05:00"), 400, "invalid_field"},
 		{"initial without email", func() any {
 			b := with("agency_email", nil)
 			b["portal_url"], b["send_initial_request"] = "https://portal.example.gov", true

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -116,8 +117,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("record decision: %w", err)
 	}
 	s.dispatchAfterCommit(ctx, rows)
-	writeJSON(w, http.StatusAccepted, decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID})
-	return nil
+	return writeJSON(w, http.StatusAccepted, decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID})
 }
 
 // validate checks the fields an action needs and rejects the ones it does
@@ -143,6 +143,11 @@ func (req *decisionRequest) validate(action string) error {
 		return invalid("instruction is only taken by adjust")
 	case action != workflow.DecisionEdit && (req.Subject != "" || req.BodyText != ""):
 		return invalid("subject and body_text are only taken by edit")
+	}
+	// The subject becomes an email header: refuse now what could only fail
+	// (or inject headers) when the email is rendered.
+	if err := mail.CheckSubject(req.Subject); err != nil {
+		return invalid("%s", headerProblem(err))
 	}
 	return nil
 }
@@ -192,8 +197,7 @@ func (s *Server) answer(w http.ResponseWriter, ans *decisionAccepted, err error)
 		return err
 	}
 	w.Header().Set("Idempotent-Replayed", "true")
-	writeJSON(w, http.StatusAccepted, ans)
-	return nil
+	return writeJSON(w, http.StatusAccepted, ans)
 }
 
 // checkProposal validates the decision against the stored proposal: it
@@ -238,7 +242,7 @@ func (s *Server) checkRate(r *http.Request, caseID int64) error {
 		return fmt.Errorf("rate limit: %w", err)
 	}
 	if n >= s.cfg.DecisionsPerMinute {
-		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: 60,
 			Message: fmt.Sprintf("case %d had %d decisions in the last minute (limit %d)", caseID, n, s.cfg.DecisionsPerMinute)}
 	}
 	return nil

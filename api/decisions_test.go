@@ -195,3 +195,40 @@ func TestDecisionRateLimitPerCase(t *testing.T) {
 	q := e.pendingProposal(other, 1)
 	e.decide(other, q, "approve", map[string]any{"version": 1}, "").expect(202, "") // another case is not
 }
+
+// Issue 10 "Decisions that can't strand a case": an edit whose subject
+// would inject a header is refused before anything is stored, and the
+// proposal stays decidable at the same version.
+func TestEditWithHeaderInjectionIsRefusedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.newCase()
+	p := e.pendingProposal(c, 1)
+	for _, subj := range []string{"Fee acceptance\r\nBcc: victim@example.org", "line\nfeed", "nul\u0000", strings.Repeat("s", 501)} {
+		e.decide(c, p, "edit", map[string]any{"version": 1, "subject": subj, "body_text": "We accept."}, "").
+			expect(http.StatusBadRequest, "invalid_field")
+	}
+	if n := e.count(`SELECT count(*) FROM decisions`) + e.count(`SELECT count(*) FROM outbox`) +
+		e.count(`SELECT count(*) FROM proposal_versions WHERE proposal_id = $1 AND version > 1`, p); n != 0 {
+		t.Fatalf("refused edits stored %d rows", n)
+	}
+	e.decide(c, p, "edit", map[string]any{"version": 1, "subject": "Fee acceptance", "body_text": "We accept."}, "").
+		expect(http.StatusAccepted, "")
+}
+
+// A decision the worker rejected (stale, invalid, over a limit) no longer
+// holds its proposal version: the reviewer can decide it again.
+func TestRejectedDecisionFreesItsVersion(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c, _ := e.newCase()
+	p := e.pendingProposal(c, 1)
+	var first decisionAccepted
+	e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(http.StatusAccepted, "").decode(&first)
+	e.decide(c, p, "dismiss", map[string]any{"version": 1}, "").expect(http.StatusConflict, "decision_conflict")
+	if err := e.st.RejectDecision(t.Context(), first.DecisionID, "invalid"); err != nil {
+		t.Fatal(err)
+	}
+	e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(http.StatusAccepted, "")
+	e.decide(c, p, "dismiss", map[string]any{"version": 1}, "").expect(http.StatusConflict, "decision_conflict")
+}

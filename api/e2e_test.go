@@ -49,7 +49,7 @@ type testMailer struct{}
 
 func (testMailer) From() string                { return "foiaflow <requests@" + testDomain + ">" }
 func (testMailer) ReplyTo(token string) string { return mail.ReplyAddress(token, testDomain) }
-func (testMailer) MessageID(key string) string { return mail.MessageIDFor(key, testDomain) }
+func (testMailer) MessageID(key string) string { return testIDs.MessageID(key) }
 func (testMailer) SendAfter(now time.Time, key, tz string) time.Time {
 	return now
 }

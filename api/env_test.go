@@ -40,6 +40,15 @@ const (
 	testReviewer   = "reviewer@newsroom.test"
 )
 
+// testIDs mints Message-IDs and reply tokens under a test secret.
+var testIDs = func() mail.IDs {
+	ids, err := mail.NewIDs([]byte("test-mail-id-secret-0123456789abcdef"), testDomain)
+	if err != nil {
+		panic(err)
+	}
+	return ids
+}()
+
 // env is one isolated API: its own schema, queue prefix and server.
 type env struct {
 	t           *testing.T
@@ -72,8 +81,8 @@ func newEnv(t *testing.T, mods ...func(*Config)) *env {
 	}
 	e.blobs = blobs
 	cfg := Config{BootstrapAdminKey: testAdminKey, InboundRawSecret: testRawSecret, MailgunSigningKey: testMailgunKey,
-		InboundMaxBytes: 1 << 20, ReplayWindow: 5 * time.Minute, DecisionsPerMinute: 30, MailDomain: testDomain, MaxAdjustments: 2,
-		SpoolDir: blobs.TempDir()}
+		InboundMaxBytes: 1 << 20, ReplayWindow: 5 * time.Minute, DecisionsPerMinute: 30, MailDomain: testDomain, MailIDs: testIDs,
+		MaxAdjustments: 2, SpoolDir: blobs.TempDir()}
 	for _, m := range mods {
 		m(&cfg)
 	}
@@ -99,6 +108,12 @@ func newEnv(t *testing.T, mods ...func(*Config)) *env {
 	}
 	e.reviewerKey = plain
 	return e
+}
+
+// deps are the Deps newEnv built the server with, for tests that build a
+// second server over the same schema (adjust the copy).
+func (e *env) deps() Deps {
+	return Deps{Store: e.st, Queues: e.queues, Dispatch: e.dispatch, Redis: e.redis, Log: e.log, Blobs: e.blobs}
 }
 
 // resp is a finished request.

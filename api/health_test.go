@@ -1,13 +1,19 @@
 package api
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/store/storetest"
 )
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -61,5 +67,64 @@ func TestMetrics(t *testing.T) {
 	body = string(e.req("GET", "/metrics", e.reviewerKey, nil).Body)
 	if !strings.Contains(body, `foiaflow_run_steps{node="load_context",outcome="next"} 1`) {
 		t.Error("step gauge missing")
+	}
+}
+
+// Issue 10 "Errors that tell the truth": with the database gone the API
+// answers 503 database_unavailable with Retry-After within a second, and
+// neither that answer nor /readyz names a host, user or driver error.
+func TestDatabaseDownIsAFast503ThatLeaksNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	proxy := storetest.NewProxy(t)
+	st, err := store.Open(context.Background(), store.Config{URL: proxy.URL(), Schema: e.db.Schema, MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	d := e.deps()
+	d.Store = st
+	srv, err := New(e.srv.cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	get := func(path, key string) (resp, time.Duration) {
+		rq, _ := http.NewRequest("GET", ts.URL+path, nil)
+		if key != "" {
+			rq.Header.Set("Authorization", "Bearer "+key)
+		}
+		start := time.Now()
+		r := e.send(rq)
+		return r, time.Since(start)
+	}
+	if r, _ := get("/v1/cases", e.reviewerKey); r.Status != http.StatusOK {
+		t.Fatalf("before the cut: %d %s", r.Status, r.Body)
+	}
+	proxy.Cut()
+	leaks := []string{"127.0.0.1", "postgres@", "postgres://", "user=", "database=", "dial", "connect", e.db.Schema, "5432"}
+	for _, key := range []string{testAdminKey, e.reviewerKey} { // the reviewer key is looked up in the database
+		r, took := get("/v1/cases", key)
+		r.expect(http.StatusServiceUnavailable, "database_unavailable")
+		if took > time.Second || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("503 after %s, Retry-After %q", took, r.Header.Get("Retry-After"))
+		}
+		for _, l := range leaks {
+			if strings.Contains(strings.ToLower(string(r.Body)), l) {
+				t.Fatalf("503 body leaks %q: %s", l, r.Body)
+			}
+		}
+	}
+	r, took := get("/readyz", "")
+	r.expect(http.StatusServiceUnavailable, "not_ready")
+	if took > 3*time.Second || !strings.Contains(string(r.Body), "postgres: unavailable") {
+		t.Fatalf("readyz after %s: %s", took, r.Body)
+	}
+	for _, l := range leaks {
+		if strings.Contains(strings.ToLower(string(r.Body)), l) {
+			t.Fatalf("readyz leaks %q: %s", l, r.Body)
+		}
 	}
 }

@@ -81,8 +81,7 @@ func (s *Server) inboundEmail(w http.ResponseWriter, r *http.Request) error {
 	if res.Duplicate {
 		status = http.StatusOK
 	}
-	writeJSON(w, status, res)
-	return nil
+	return writeJSON(w, status, res)
 }
 
 // receive puts the spooled bytes in the message store, then records them

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,39 +14,73 @@ import (
 const maxJSONBytes int64 = 1 << 20
 
 // decodeJSON reads one JSON object from the size-limited body into dst,
-// rejecting unknown fields and trailing data. Errors: 413 body_too_large,
-// 400 invalid_json.
+// rejecting unknown fields, trailing data and NUL characters (\u0000 cannot
+// be stored in Postgres text and has no place in a FOIA letter). Errors:
+// 413 body_too_large, 400 invalid_json, 400 invalid_field.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxJSONBytes)
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return err
 		}
-		if errors.Is(err, io.EOF) {
-			return apiErr(http.StatusBadRequest, "invalid_json", "request body is empty")
-		}
+		return apiErr(http.StatusBadRequest, "invalid_json", "reading the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return apiErr(http.StatusBadRequest, "invalid_json", "request body is empty")
+	}
+	if hasNULEscape(b) {
+		return invalid("text fields may not contain NUL characters (\\u0000)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
 		return apiErr(http.StatusBadRequest, "invalid_json", "request body: %v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return err
-		}
 		return apiErr(http.StatusBadRequest, "invalid_json", "request body has data after the JSON object")
 	}
 	return nil
 }
 
-// writeJSON writes v with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// hasNULEscape reports whether JSON text b holds a \u0000 escape (a raw NUL
+// byte is invalid JSON and fails decoding): an occurrence counts when an odd
+// run of backslashes precedes the "u", so an escaped backslash followed by
+// "u0000" does not.
+func hasNULEscape(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte(`u0000`))
+		if j < 0 {
+			return false
+		}
+		j += i
+		n := 0
+		for k := j - 1; k >= 0 && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 1 {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// writeJSON encodes v and writes it with status. An encoding failure (a
+// value JSON cannot represent, such as a time past year 9999) writes
+// nothing and is returned, so the route answers a logged 500 instead of a
+// 200 with an empty body.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %d response: %w", status, err)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // pathID parses the path value name as a positive integer id; 400

@@ -57,12 +57,12 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 	t.Parallel()
 	codes := map[string]bool{}
 	for _, f := range []string{"api_keys.go", "cases.go", "case_detail.go", "decisions.go", "inbound.go", "orphans.go", "records.go", "allowlist.go",
-		"proposals.go", "json.go", "health.go", "errors.go"} {
+		"proposals.go", "json.go", "health.go", "errors.go", "auth.go", "throttle.go"} {
 		b, err := sourceFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range regexp.MustCompile(`apiErr\(http\.Status\w+, "([a-z_]+)"|Code: +"([a-z_]+)"`).FindAllStringSubmatch(string(b), -1) {
+		for _, m := range regexp.MustCompile(`apiErr\(http\.Status\w+, "([a-z_]+)"|(?i:code): +"([a-z_]+)"`).FindAllStringSubmatch(string(b), -1) {
 			codes[m[1]+m[2]] = true
 		}
 	}

@@ -27,8 +27,7 @@ func (s *Server) listOrphans(w http.ResponseWriter, r *http.Request) error {
 	if ms == nil {
 		ms = []store.Message{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"orphans": ms})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]any{"orphans": ms})
 }
 
 // assignOrphanRequest is the body of POST /v1/orphans/{id}/assign.
@@ -101,6 +100,5 @@ func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("assign orphan %d: %w", msgID, err)
 	}
 	s.dispatchAfterCommit(ctx, rows)
-	writeJSON(w, http.StatusAccepted, assignResult{MessageID: msgID, CaseID: req.CaseID, RunID: runID})
-	return nil
+	return writeJSON(w, http.StatusAccepted, assignResult{MessageID: msgID, CaseID: req.CaseID, RunID: runID})
 }

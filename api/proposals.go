@@ -44,8 +44,7 @@ func (s *Server) listProposals(w http.ResponseWriter, r *http.Request) error {
 	if len(ps) > 0 {
 		last = ps[len(ps)-1].ID
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"proposals": ps, "next_cursor": nextCursor(len(ps), int(limit), last)})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]any{"proposals": ps, "next_cursor": nextCursor(len(ps), int(limit), last)})
 }
 
 // proposalBody is the answer of GET /v1/proposals/{id}: the proposal with
@@ -71,8 +70,7 @@ func (s *Server) getProposal(w http.ResponseWriter, r *http.Request) error {
 	if p.Versions == nil {
 		p.Versions = []store.ProposalVersion{}
 	}
-	writeJSON(w, http.StatusOK, proposalBody{Proposal: p, Diffs: diffVersions(p.Versions)})
-	return nil
+	return writeJSON(w, http.StatusOK, proposalBody{Proposal: p, Diffs: diffVersions(p.Versions)})
 }
 
 func errProposalNotFound(id int64) *Error {

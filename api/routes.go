@@ -68,15 +68,19 @@ func (s *Server) routes() []route {
 	}
 }
 
-// wrap adds authentication and role checks to a route and writes a
-// handler's error in the one error shape (internal errors are logged with
-// their cause and answered with a generic message).
+// wrap adds the JSON content-type rule (requireJSON), authentication with
+// throttling of failures, and role checks to a key-authenticated route,
+// and writes a handler's error in the one error shape (internal errors are
+// logged with their cause and answered with a generic message).
 func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.access == reviewer || rt.access == admin {
 			p, err := s.authenticate(r)
 			if err == nil && rt.access == admin && p.Role != RoleAdmin {
 				err = errForbidden
+			}
+			if err == nil {
+				err = requireJSON(r)
 			}
 			if err != nil {
 				s.fail(w, r, err)
@@ -94,10 +98,13 @@ func (s *Server) wrap(rt route) http.Handler {
 	})
 }
 
-// fail writes err and logs internal errors.
+// fail writes err and logs internal errors (and the hidden cause of a 503).
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	ae, known := toAPIError(err)
-	if !known {
+	switch {
+	case !known && ae.Status == http.StatusServiceUnavailable:
+		s.log.Warn("request failed: dependency unavailable", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
+	case !known:
 		s.log.Error("request failed", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
 	}
 	if info := requestInfoFrom(r.Context()); info != nil {

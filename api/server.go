@@ -2,8 +2,8 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -46,8 +47,14 @@ type Config struct {
 	DecisionsPerMinute int
 	// MailDomain is the domain of per-case reply addresses (MAIL_DOMAIN).
 	MailDomain string
+	// MailIDs mints the reply token of a new case (MAIL_ID_SECRET).
+	MailIDs mail.IDs
 	// MaxAdjustments caps ADJUST decisions per proposal (MAX_ADJUSTMENTS).
 	MaxAdjustments int
+	// AuthFailuresPerMinute is how many failed authentications a source
+	// address, or a presented key, may have per minute before its requests
+	// are answered 429 (AUTH_FAILURES_PER_MINUTE); 0 means 10.
+	AuthFailuresPerMinute int
 }
 
 // Deps are the API's collaborators, built in cmd/.
@@ -81,6 +88,7 @@ type Server struct {
 	monitor   *asynqmon.HTTPHandler
 	registry  *prometheus.Registry
 	http      *httpMetrics
+	throttle  *authThrottle
 	mux       *http.ServeMux
 	handler   http.Handler
 }
@@ -94,8 +102,8 @@ func New(cfg Config, d Deps) (*Server, error) {
 	if cfg.MessageMaxBytes <= 0 {
 		cfg.MessageMaxBytes = cfg.InboundMaxBytes
 	}
-	if cfg.DecisionsPerMinute <= 0 || cfg.InboundMaxBytes <= 0 || cfg.MailDomain == "" {
-		return nil, fmt.Errorf("api: DecisionsPerMinute, InboundMaxBytes and MailDomain are required: %+v", cfg)
+	if cfg.DecisionsPerMinute <= 0 || cfg.InboundMaxBytes <= 0 || cfg.MailDomain == "" || cfg.MailIDs.IsZero() {
+		return nil, errors.New("api: DecisionsPerMinute, InboundMaxBytes, MailDomain and MailIDs are required")
 	}
 	now := d.Now
 	if now == nil {
@@ -109,6 +117,11 @@ func New(cfg Config, d Deps) (*Server, error) {
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
 		registry:  prometheus.NewRegistry(), mux: http.NewServeMux()}
+	limit := cfg.AuthFailuresPerMinute
+	if limit <= 0 {
+		limit = 10
+	}
+	s.throttle = newAuthThrottle(limit, now)
 	if err := s.registerMetrics(); err != nil {
 		s.Close()
 		return nil, err
@@ -171,8 +184,11 @@ func (d *discardWriter) Write(b []byte) (int, error) {
 // writeError writes e in the one error shape.
 func writeError(w http.ResponseWriter, e *Error) {
 	w.Header().Del("Content-Length")
-	if e.Status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", "60")
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	writeJSON(w, e.Status, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
+	if e.Code == errUnauthorized.Code {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="foiaflow"`)
+	}
+	_ = writeJSON(w, e.Status, errorBody{Error: errorDetail{Code: e.Code, Message: e.Message}})
 }

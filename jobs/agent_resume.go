@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 	"go.uber.org/zap"
 
+	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -57,6 +58,13 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if d.Status != "accepted" {
 		return nil // applied or rejected already: duplicate task
 	}
+	if reason := invalidDecision(d); reason != "" {
+		// The API validates first; this guards decisions recorded before it
+		// did. A rejected decision frees its proposal version, so the
+		// reviewer can decide again.
+		h.Step.Log.Warn("decision rejected", zap.Int64("decision", d.ID), zap.String("reason", reason))
+		return st.RejectDecision(ctx, d.ID, reason)
+	}
 	prop, err := st.GetProposal(ctx, d.ProposalID)
 	if err != nil {
 		return err
@@ -99,6 +107,17 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 type rejectError string
 
 func (e rejectError) Error() string { return "decision rejected: " + string(e) }
+
+// invalidDecision says why a decision's values cannot be applied (an
+// edited subject that cannot be an email header), or "".
+func invalidDecision(d store.Decision) string {
+	if d.Action == workflow.DecisionEdit {
+		if err := mail.CheckSubject(d.EditedSubject); err != nil {
+			return "edited subject: " + err.Error()
+		}
+	}
+	return ""
+}
 
 // staleReason says why a decision no longer applies to the run, or "".
 func staleReason(run store.Run, d store.Decision) string {

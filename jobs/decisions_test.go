@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foiaflow/foiaflow/jobs"
+	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/store/storetest"
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
@@ -38,6 +41,50 @@ func TestEditSendsReviewerText(t *testing.T) {
 	}
 	if k := h.db.String(t, `SELECT execution_key FROM email_sends WHERE case_id=$1`, caseID); k != workflow.ExecutionKey(g.ProposalKey, 2) {
 		t.Fatalf("execution key %s, want one derived from version 2", k)
+	}
+}
+
+// Issue 10 "Decisions that can't strand a case": an EDIT whose subject
+// would inject a header (recorded before the API validated it) is rejected
+// by the worker without touching the proposal, and its version stays
+// decidable: a later APPROVE of the same version goes through.
+func TestInvalidEditIsRejectedAndVersionStaysDecidable(t *testing.T) {
+	t.Parallel()
+	h, caseID, runID, g := parkedFee(t)
+	ctx := context.Background()
+	rows, err := h.st.InTx(ctx, func(tx *store.Tx) error {
+		d, err := tx.InsertDecision(ctx, store.Decision{CaseID: caseID, ProposalID: g.ProposalID, Version: g.Version,
+			Action: workflow.DecisionEdit, EditedSubject: "Fee acceptance\r\nBcc: victim@example.org", EditedText: "We accept.",
+			Actor: "reviewer@newsroom.test", IdempotencyKey: storetest.Suffix(8)})
+		if err != nil {
+			return err
+		}
+		_, err = jobs.QueueResume(ctx, tx, h.queues, d.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.dispatch.Dispatch(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "invalid edit rejected", func() bool {
+		var s string
+		_ = h.st.Pool().QueryRow(ctx, `SELECT status FROM decisions WHERE proposal_id = $1`, g.ProposalID).Scan(&s)
+		return s == "rejected"
+	})
+	p, err := h.st.GetProposal(ctx, g.ProposalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != workflow.ProposalPending || p.CurrentVersion != g.Version || len(p.Versions) != 1 {
+		t.Fatalf("a rejected decision changed the proposal: %s v%d (%d versions)", p.Status, p.CurrentVersion, len(p.Versions))
+	}
+	h.decide(caseID, g.ProposalID, g.Version, workflow.DecisionApprove, "", "")
+	h.waitRun(runID, workflow.RunCompleted)
+	storetestEventuallySent(t, h, 1)
+	if subj := h.sender.Sent()[0].Subject; strings.ContainsAny(subj, "\r\n") {
+		t.Fatalf("sent subject %q", subj)
 	}
 }
 

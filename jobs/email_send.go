@@ -78,14 +78,9 @@ func (h *EmailSendHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	}
 	m := mail.Outbound{From: row.From, To: row.To, ReplyTo: row.ReplyTo, Subject: row.Subject, Text: row.Text,
 		HTML: row.HTML, MessageID: row.MessageID, InReplyTo: row.InReplyTo, References: row.References,
-		Headers: map[string]string{"X-Foiaflow-Execution-Key": row.ExecutionKey}, Date: now}
+		Headers: outboundHeaders(row), Date: now}
 	if err := h.Sender.Send(ctx, m); err != nil {
-		retried, _ := asynq.GetRetryCount(ctx)
-		maxRetry, _ := asynq.GetMaxRetry(ctx)
-		final := retried >= maxRetry
-		_ = h.Store.MarkSendError(ctx, p.ExecutionKey, err.Error(), final)
-		h.Log.Warn("email send failed", zap.String("execution_key", p.ExecutionKey), zap.Bool("final", final), zap.Error(err))
-		return fmt.Errorf("send %s: %w", p.ExecutionKey, err)
+		return h.sendFailed(ctx, row.CaseID, p.ExecutionKey, err)
 	}
 	if err := h.Store.MarkSent(ctx, p.ExecutionKey, h.now()); err != nil {
 		return fmt.Errorf("mark sent %s: %w", p.ExecutionKey, err)
@@ -96,6 +91,47 @@ func (h *EmailSendHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		h.OnSent(row.CaseID, h.now().Sub(row.CreatedAt))
 	}
 	return nil
+}
+
+// sendFailed records a failed attempt. A failure that will recur
+// (mail.IsPermanent: unrenderable message, SMTP 5xx) or the last retry
+// gives the send up and escalates the case to a human with the reason
+// (store.FailSend); anything else is retried by asynq.
+func (h *EmailSendHandler) sendFailed(ctx context.Context, caseID int64, key string, err error) error {
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, _ := asynq.GetMaxRetry(ctx)
+	permanent := mail.IsPermanent(err)
+	if !permanent && retried < maxRetry {
+		h.Log.Warn("email send failed; will retry", zap.String("execution_key", key), zap.Int("retried", retried), zap.Error(err))
+		if merr := h.Store.MarkSendError(ctx, key, err.Error(), false); merr != nil {
+			h.Log.Warn("recording the send error failed", zap.String("execution_key", key), zap.Error(merr))
+		}
+		return fmt.Errorf("send %s: %w", key, err)
+	}
+	reason := err.Error()
+	if !permanent {
+		reason = fmt.Sprintf("gave up after %d attempts: %s", retried+1, reason)
+	}
+	failed, ferr := h.Store.FailSend(ctx, caseID, key, reason)
+	if ferr != nil {
+		return fmt.Errorf("send %s: %w (and recording the failure: %v)", key, err, ferr)
+	}
+	h.Log.Error("email not sent; case escalated", zap.String("execution_key", key), zap.Bool("permanent", permanent),
+		zap.Bool("escalated", failed), zap.Error(err))
+	return fmt.Errorf("send %s: %w: %w", key, err, asynq.SkipRetry)
+}
+
+// outboundHeaders are the extra headers of a send. Nothing internal (no
+// execution key, case or proposal id) travels in them. An automatic send
+// (no human decided it) says so per RFC 3834 §5 and asks Exchange-style
+// responders not to answer with out-of-office or auto-replies; a send a
+// reviewer approved or edited is the requester's own mail and carries
+// neither, so agencies' acknowledgment robots still answer it.
+func outboundHeaders(row store.EmailSendRow) map[string]string {
+	if !row.AutoSubmitted {
+		return nil
+	}
+	return map[string]string{"Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "OOF, AutoReply"}
 }
 
 func (h *EmailSendHandler) now() time.Time {

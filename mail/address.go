@@ -1,8 +1,6 @@
 package mail
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/mail"
 	"strings"
 	"unicode"
@@ -78,15 +76,6 @@ func validToken(t string) bool {
 		}
 	}
 	return true
-}
-
-// MessageIDFor returns the deterministic Message-ID of the email sent for
-// an execution key: "<32 hex chars of SHA-256(executionKey)@domain>" (DESIGN.md
-// I4, I5). Never derived from a clock or randomness, so a resend after a
-// crash carries the same Message-ID.
-func MessageIDFor(executionKey, domain string) string {
-	sum := sha256.Sum256([]byte(executionKey))
-	return "<" + hex.EncodeToString(sum[:16]) + "@" + strings.ToLower(domain) + ">"
 }
 
 // NormalizeMessageID returns id in the form "<local@domain>": surrounding

@@ -47,23 +47,6 @@ func TestTokenFromAddresses(t *testing.T) {
 	}
 }
 
-func TestMessageIDFor(t *testing.T) {
-	t.Parallel()
-	a := mail.MessageIDFor("42:<m1@agency.gov>:SEND_FOLLOWUP:1", "foiaflow.org")
-	if a != mail.MessageIDFor("42:<m1@agency.gov>:SEND_FOLLOWUP:1", "FOIAFLOW.org") {
-		t.Fatal("not deterministic")
-	}
-	if a == mail.MessageIDFor("42:<m1@agency.gov>:SEND_FOLLOWUP:2", "foiaflow.org") {
-		t.Fatal("different keys, same id")
-	}
-	if len(a) != len("<")+32+len("@foiaflow.org>") || !strings.HasPrefix(a, "<") || !strings.HasSuffix(a, "@foiaflow.org>") {
-		t.Fatalf("shape %q", a)
-	}
-	if mail.NormalizeMessageID(a) != a {
-		t.Fatal("not normalized")
-	}
-}
-
 func TestNormalizeMessageID(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{

@@ -56,7 +56,7 @@ func TestFileSenderIdempotent(t *testing.T) {
 	}
 
 	other := sampleOutbound()
-	other.MessageID = mail.MessageIDFor("42:x:SEND_FOLLOWUP:2", "foiaflow.org")
+	other.MessageID = testIDs.MessageID("42:x:SEND_FOLLOWUP:2")
 	if err := s.Send(ctx, other); err != nil {
 		t.Fatal(err)
 	}

@@ -102,6 +102,9 @@ func validateOutbound(m Outbound) error {
 	case !validMessageID(m.MessageID):
 		return fmt.Errorf("%w: Message-ID %q is not <local@domain>", ErrInvalidOutbound, m.MessageID)
 	}
+	if err := CheckSubject(m.Subject); err != nil {
+		return err
+	}
 	values := append([]string{m.From, m.ReplyTo, m.Subject, m.InReplyTo}, m.To...)
 	values = append(values, m.References...)
 	for k, v := range m.Headers {

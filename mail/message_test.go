@@ -20,10 +20,10 @@ func sampleOutbound() mail.Outbound {
 		Subject:    "RE: Public Information Request #R012345-112026 — follow-up",
 		Text:       "Dear Open Records Team,\n\nI am following up on request R012345-112026. Señor.\n",
 		HTML:       "<p>Dear Open Records Team,</p><p>I am following up.</p>",
-		MessageID:  mail.MessageIDFor(key, "foiaflow.org"),
+		MessageID:  testIDs.MessageID(key),
 		InReplyTo:  "<CAF=7kq1.a8f0@mail.cityofaustin.gov>",
 		References: []string{"<1a2b3c4d5e6f70819a2b3c4d5e6f7081@foiaflow.org>", "CAF=7kq1.a8f0@mail.cityofaustin.gov"},
-		Headers:    map[string]string{"X-Foiaflow-Execution-Key": key},
+		Headers:    map[string]string{"Auto-Submitted": "auto-generated"},
 		Date:       time.Date(2026, 12, 8, 15, 3, 0, 0, time.UTC),
 	}
 }
@@ -57,7 +57,7 @@ func TestBuildMessageRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := hdr.Header.Get("X-Foiaflow-Execution-Key"); got != m.Headers["X-Foiaflow-Execution-Key"] {
+	if got := hdr.Header.Get("Auto-Submitted"); got != m.Headers["Auto-Submitted"] {
 		t.Errorf("execution key header %q", got)
 	}
 	in, err := mail.ParseMIME(b, 1<<20)
@@ -86,7 +86,7 @@ func TestBuildMessageTextOnlyAndLongReferences(t *testing.T) {
 	m.InReplyTo = ""
 	m.References = nil
 	for i := range 30 {
-		m.References = append(m.References, mail.MessageIDFor(strings.Repeat("k", i), "foiaflow.org"))
+		m.References = append(m.References, testIDs.MessageID(strings.Repeat("k", i)))
 	}
 	m.Date = time.Date(2026, 12, 8, 10, 3, 0, 0, time.FixedZone("EST", -5*3600))
 	b, err := mail.BuildMessage(m)

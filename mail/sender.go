@@ -9,7 +9,7 @@ import (
 )
 
 // Outbound is one message to send. MessageID is deterministic (derived from
-// the execution key, see MessageIDFor) so a resend after a crash carries the
+// the execution key, see IDs.MessageID) so a resend after a crash carries the
 // same Message-ID and can be deduplicated downstream.
 type Outbound struct {
 	From       string            // RFC 5322 address, e.g. "foiaflow <requests@example.org>"
@@ -21,7 +21,7 @@ type Outbound struct {
 	MessageID  string            // "<...@domain>" with angle brackets
 	InReplyTo  string            // agency's last Message-ID, may be empty
 	References []string          // thread Message-IDs, oldest first
-	Headers    map[string]string // extra headers, e.g. X-Foiaflow-Execution-Key
+	Headers    map[string]string // extra headers, e.g. Auto-Submitted
 	Date       time.Time         // UTC
 }
 

@@ -78,7 +78,7 @@ func NewSMTPSender(cfg SMTPConfig) (*SMTPSender, error) {
 // Send delivers m. A nil error means the server accepted the message (250
 // after DATA). The connection is closed when ctx is done, so a cancelled or
 // expired ctx aborts the transaction. Errors: ErrInvalidOutbound from
-// BuildMessage, or the transport error (see IsTemporary).
+// BuildMessage, or the transport error (see IsPermanent).
 //
 // The DESIGN.md I5 window: if the server accepted DATA but the connection
 // broke before its reply reached us, Send returns an error although the
@@ -147,26 +147,17 @@ func dialUntilDone(ctx context.Context) gomail.DialContextFunc {
 	}
 }
 
-// IsTemporary reports whether a Send error is worth retrying: SMTP 4xx
-// replies, network errors and timeouts. 5xx rejections and invalid
-// messages are permanent.
-func IsTemporary(err error) bool {
-	if err == nil || errors.Is(err, ErrInvalidOutbound) {
-		return false
+// IsPermanent reports whether a Send error will recur on every retry: an
+// Outbound that cannot be rendered (ErrInvalidOutbound) or an SMTP 5xx
+// rejection. Network errors, timeouts and 4xx replies are not permanent.
+func IsPermanent(err error) bool {
+	if errors.Is(err, ErrInvalidOutbound) {
+		return true
 	}
 	var se *gomail.SendError
 	if errors.As(err, &se) {
-		if code := se.ErrorCode(); code >= 500 && code < 600 {
-			return false
-		}
-		if code := se.ErrorCode(); code >= 400 && code < 500 {
-			return true
-		}
-		return se.IsTemp()
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
-		return true
+		code := se.ErrorCode()
+		return code >= 500 && code < 600
 	}
 	return false
 }

@@ -194,12 +194,12 @@ func TestSMTPSenderErrors(t *testing.T) {
 	m := sampleOutbound()
 	m.To = []string{"nobody@austintexas.gov"}
 	err := s.Send(ctx, m)
-	if err == nil || !strings.Contains(err.Error(), "550") || mail.IsTemporary(err) {
-		t.Errorf("rejected recipient: err = %v, temporary = %v", err, mail.IsTemporary(err))
+	if err == nil || !strings.Contains(err.Error(), "550") || !mail.IsPermanent(err) {
+		t.Errorf("rejected recipient: err = %v, permanent = %v", err, mail.IsPermanent(err))
 	}
 	m.To = []string{"busy@austintexas.gov"}
-	if err := s.Send(ctx, m); err == nil || !mail.IsTemporary(err) {
-		t.Errorf("4xx: err = %v, temporary = %v", err, mail.IsTemporary(err))
+	if err := s.Send(ctx, m); err == nil || mail.IsPermanent(err) {
+		t.Errorf("4xx: err = %v, permanent = %v", err, mail.IsPermanent(err))
 	}
 
 	bad := cfg
@@ -214,7 +214,7 @@ func TestSMTPSenderErrors(t *testing.T) {
 	}
 	invalid := sampleOutbound()
 	invalid.MessageID = ""
-	if err := s.Send(ctx, invalid); !errors.Is(err, mail.ErrInvalidOutbound) || mail.IsTemporary(err) {
+	if err := s.Send(ctx, invalid); !errors.Is(err, mail.ErrInvalidOutbound) || !mail.IsPermanent(err) {
 		t.Errorf("invalid outbound: %v", err)
 	}
 	if n := len(be.delivered()); n != 0 {
@@ -228,8 +228,8 @@ func TestSMTPSenderErrors(t *testing.T) {
 	unreachable := cfg
 	unreachable.Port = closed.Addr().(*net.TCPAddr).Port
 	closed.Close()
-	if err := newSMTPSender(t, unreachable).Send(ctx, sampleOutbound()); err == nil || !mail.IsTemporary(err) {
-		t.Errorf("connection refused: err = %v, temporary = %v", err, mail.IsTemporary(err))
+	if err := newSMTPSender(t, unreachable).Send(ctx, sampleOutbound()); err == nil || mail.IsPermanent(err) {
+		t.Errorf("connection refused: err = %v, permanent = %v", err, mail.IsPermanent(err))
 	}
 }
 

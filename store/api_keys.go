@@ -20,8 +20,9 @@ type APIKey struct {
 
 const apiKeyCols = `id, name, role, created_at, revoked_at`
 
-// CreateAPIKey stores a key by its hash. ErrConflict for a duplicate hash,
-// an empty name or a role other than admin or reviewer.
+// CreateAPIKey stores a key by its hash. ErrConflict for a name an active
+// key already has (case-insensitive), a duplicate hash, an empty name or a
+// role other than admin or reviewer.
 func (s *Store) CreateAPIKey(ctx context.Context, name, role, keyHash string) (APIKey, error) {
 	rows, err := s.pool.Query(ctx, `INSERT INTO api_keys (name, role, key_hash) VALUES ($1, $2, $3)
 		RETURNING `+apiKeyCols, name, role, keyHash)

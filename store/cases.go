@@ -34,9 +34,13 @@ type NewCase struct {
 	RequestedRecords []string
 	AutopilotMode    workflow.AutopilotMode
 	RequesterName    string
-	ReplyToken       string // unique per case
-	SentAt           *time.Time
-	Status           string // default awaiting_response
+	ReplyToken       string // unique per case; ignored when ReplyTokenOf is set
+	// ReplyTokenOf derives the reply token from the new case's id
+	// (mail.IDs.ReplyToken); the id is drawn before the insert so the row
+	// is written once, complete.
+	ReplyTokenOf func(caseID int64) string
+	SentAt       *time.Time
+	Status       string // default awaiting_response
 	// DueAt and NextFollowupAt come from the statutory clock when the
 	// request already went out (nil otherwise).
 	DueAt          *time.Time
@@ -84,16 +88,32 @@ func (t *Tx) CreateCase(ctx context.Context, n NewCase) (int64, error) {
 		mode = workflow.AutopilotSupervised
 	}
 	var id int64
+	token := n.ReplyToken
+	if n.ReplyTokenOf != nil {
+		if err := t.tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('cases', 'id'))`).Scan(&id); err != nil {
+			return 0, fmt.Errorf("case id: %w", translate(err))
+		}
+		token = n.ReplyTokenOf(id)
+	}
 	err = t.tx.QueryRow(ctx, `
-		INSERT INTO cases (agency_id, jurisdiction_code, subject, requested_records, scope_items, autopilot_mode,
+		INSERT INTO cases (id, agency_id, jurisdiction_code, subject, requested_records, scope_items, autopilot_mode,
 		                   status, reply_token, portal_url, requester_name, sent_at, due_at, next_followup_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING id`,
-		agencyID, jur, n.Subject, records, scopeJSON, mode, status, n.ReplyToken, n.PortalURL, n.RequesterName, n.SentAt,
-		n.DueAt, n.NextFollowupAt).Scan(&id)
+		OVERRIDING SYSTEM VALUE
+		VALUES (COALESCE($14, nextval(pg_get_serial_sequence('cases', 'id'))),$1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+		RETURNING id`,
+		agencyID, jur, n.Subject, records, scopeJSON, mode, status, token, n.PortalURL, n.RequesterName, n.SentAt,
+		n.DueAt, n.NextFollowupAt, nilIfZero(id)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert case: %w", translate(err))
 	}
 	return id, nil
+}
+
+func nilIfZero(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 func orEmpty(s []string) []string {

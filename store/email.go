@@ -23,11 +23,11 @@ const (
 func (t *Tx) InsertEmailSend(ctx context.Context, e workflow.EmailSend) (bool, error) {
 	ct, err := t.tx.Exec(ctx, `
 		INSERT INTO email_sends (execution_key, proposal_id, case_id, message_id, from_addr, to_addrs, reply_to,
-		                         subject, body_text, body_html, in_reply_to, "references", send_after)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)
+		                         subject, body_text, body_html, in_reply_to, "references", send_after, auto_submitted)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
 		ON CONFLICT (execution_key) DO NOTHING`,
 		e.ExecutionKey, e.ProposalID, e.CaseID, e.MessageID, e.From, orEmpty(e.To), e.ReplyTo, e.Subject, e.Text,
-		e.HTML, e.InReplyTo, orEmpty(e.References), e.SendAfter)
+		e.HTML, e.InReplyTo, orEmpty(e.References), e.SendAfter, e.Automatic)
 	if err != nil {
 		return false, fmt.Errorf("insert email send %s: %w", e.ExecutionKey, translate(err))
 	}
@@ -57,10 +57,14 @@ type EmailSendRow struct {
 	CreatedAt    time.Time  `db:"created_at" json:"created_at"`
 	// DispatchGen counts reaper re-dispatches of the send task (I6).
 	DispatchGen int `db:"dispatch_gen" json:"-"`
+	// AutoSubmitted: no human decided this send (Auto-Submitted:
+	// auto-generated, RFC 3834).
+	AutoSubmitted bool `db:"auto_submitted" json:"auto_submitted"`
 }
 
 const emailCols = `id, execution_key, proposal_id, case_id, message_id, from_addr, to_addrs, reply_to, subject, body_text,
-	body_html, in_reply_to, "references", status, attempts, send_after, last_error, sent_at, created_at, dispatch_gen`
+	body_html, in_reply_to, "references", status, attempts, send_after, last_error, sent_at, created_at, dispatch_gen,
+	auto_submitted`
 
 // GetEmailSend loads the send of an execution key; ErrNotFound.
 func (s *Store) GetEmailSend(ctx context.Context, executionKey string) (EmailSendRow, error) {
@@ -73,6 +77,19 @@ func (s *Store) GetEmailSend(ctx context.Context, executionKey string) (EmailSen
 		return r, fmt.Errorf("email send %s: %w", executionKey, translate(err))
 	}
 	return r, nil
+}
+
+// RecentAutoSends counts the case's automatic sends (auto_submitted)
+// created in the last window, by the database clock; a send that later
+// failed still counts (workflow.CaseReader).
+func (s *Store) RecentAutoSends(ctx context.Context, caseID int64, window time.Duration) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM email_sends WHERE case_id = $1 AND auto_submitted
+		AND created_at > now() - make_interval(secs => $2)`, caseID, window.Seconds()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("recent automatic sends of case %d: %w", caseID, translate(err))
+	}
+	return n, nil
 }
 
 // EmailSendsOfCase lists a case's sends, oldest first.
@@ -137,6 +154,65 @@ func (s *Store) MarkSendError(ctx context.Context, executionKey, reason string, 
 	_, err := s.pool.Exec(ctx, `UPDATE email_sends SET status = $2, last_error = $3 WHERE execution_key = $1 AND status <> 'SENT'`,
 		executionKey, status, reason)
 	return translate(err)
+}
+
+// FailSend gives up on a send that failed for good (a permanent SMTP
+// rejection, a message that cannot be rendered, retries exhausted): in one
+// transaction the row becomes FAILED with reason, an escalation
+// "send-failed:<execution key>" opens with the reason and the activity log
+// says why, so a human takes the case over instead of it waiting on an
+// email that never left. The case becomes escalated (unless closed) here
+// when its run has finished, else by the run's own commit_state
+// (EmailFailed): the transaction holds the case's advisory lock, so the
+// two cannot interleave. A send already SENT or FAILED is left alone
+// (false).
+func (s *Store) FailSend(ctx context.Context, caseID int64, executionKey, reason string) (bool, error) {
+	failed := false
+	_, err := s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, s.lockNS, int32(caseID)); err != nil {
+			return fmt.Errorf("lock case %d: %w", caseID, translate(err))
+		}
+		var proposalID, runID int64
+		var runStatus, caseStatus string
+		var to []string
+		err := tx.tx.QueryRow(ctx, `UPDATE email_sends e SET status = 'FAILED', last_error = $3
+			FROM proposals p JOIN runs r ON r.id = p.run_id JOIN cases c ON c.id = p.case_id
+			WHERE e.execution_key = $2 AND e.case_id = $1 AND e.status IN ('QUEUED','SENDING') AND p.id = e.proposal_id
+			RETURNING e.proposal_id, p.run_id, r.status, c.status, e.to_addrs`, caseID, executionKey, reason).
+			Scan(&proposalID, &runID, &runStatus, &caseStatus, &to)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("fail send %s: %w", executionKey, translate(err))
+		}
+		failed = true
+		why := fmt.Sprintf("email of proposal %d to %v was not sent and will not be retried: %s", proposalID, to, reason)
+		if err := tx.OpenEscalation(ctx, "send-failed:"+executionKey, caseID, runID, why); err != nil {
+			return err
+		}
+		runActive := runStatus == workflow.RunQueued || runStatus == workflow.RunRunning
+		if !runActive && !workflow.CaseClosed(caseStatus) {
+			if err := tx.SetCaseStatus(ctx, caseID, workflow.CaseEscalated); err != nil {
+				return err
+			}
+		}
+		return tx.LogActivity(ctx, caseID, runID, "email_failed", "system",
+			map[string]any{"proposal_id": proposalID, "execution_key": executionKey, "reason": reason})
+	})
+	return failed, err
+}
+
+// EmailFailed reports whether the send of executionKey was given up
+// (FAILED); false when there is none (workflow.CaseReader).
+func (s *Store) EmailFailed(ctx context.Context, executionKey string) (bool, error) {
+	var failed bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM email_sends WHERE execution_key = $1 AND status = 'FAILED')`,
+		executionKey).Scan(&failed)
+	if err != nil {
+		return false, fmt.Errorf("email failed %s: %w", executionKey, translate(err))
+	}
+	return failed, nil
 }
 
 // BumpSendGen increments the re-dispatch generation of a send still QUEUED

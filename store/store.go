@@ -8,6 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,7 +26,18 @@ var (
 	ErrConflict = errors.New("store: conflict")
 	// ErrLockBusy: another worker holds the case's advisory lock.
 	ErrLockBusy = errors.New("store: case lock busy")
+	// ErrUnavailable: the database cannot be reached right now (connection
+	// refused or timed out, server shutting down, starting up or out of
+	// connections, connection lost mid-statement). Nothing was committed
+	// unless the error came from COMMIT itself; callers answer "retry
+	// later" (the API: 503 with Retry-After).
+	ErrUnavailable = errors.New("store: database unavailable")
 )
+
+// DefaultConnectTimeout bounds dialing a new connection and pinging an idle
+// one before use, so an unreachable database fails a request fast instead
+// of holding it until its deadline.
+const DefaultConnectTimeout = time.Second
 
 // DefaultLockNamespace is the first key of every case advisory lock:
 // pg_try_advisory_lock(namespace, case_id). A fixed namespace keeps case locks
@@ -41,6 +55,10 @@ type Config struct {
 	LockNamespace int32
 	// Tracer is an optional pgx query tracer (bench counts round-trips with it).
 	Tracer pgx.QueryTracer
+	// ConnectTimeout bounds a new connection's dial and handshake and the
+	// liveness ping of an idle connection (DATABASE_CONNECT_TIMEOUT); 0 =
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 }
 
 // Store is the Postgres-backed store.
@@ -64,6 +82,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Tracer != nil {
 		pc.ConnConfig.Tracer = cfg.Tracer
 	}
+	timeout := cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	pc.ConnConfig.ConnectTimeout, pc.PingTimeout = timeout, timeout
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
@@ -99,6 +122,9 @@ func translate(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: %v", ErrNotFound, err)
 	}
+	if unavailable(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -107,4 +133,28 @@ func translate(err error) error {
 		}
 	}
 	return err
+}
+
+// unavailable reports whether err says the database cannot be reached, as
+// opposed to a statement that failed or a caller's deadline.
+func unavailable(err error) bool {
+	if errors.Is(err, ErrUnavailable) {
+		return false // already translated
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 08: connection exception; 57P01-57P03: admin or crash shutdown,
+		// cannot connect now (starting up); 53300: too many connections.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" ||
+			pe.Code == "57P03" || pe.Code == "53300"
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF)
 }

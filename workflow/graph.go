@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Node names of the FOIA case graph (seed 000 §4.1).
@@ -43,6 +44,10 @@ type Deps struct {
 	MaxAdjustments int
 	// MaxSteps bounds the steps of one run.
 	MaxSteps int
+	// AutoSendsPerDay caps the emails a case sends without a human in any
+	// 24 hours (AUTO_SENDS_PER_CASE_PER_DAY); at the cap an automatic send is
+	// gated for a reviewer and an escalation opened instead. 0: no cap.
+	AutoSendsPerDay int
 	// MemoAnalysis and MemoDrafts store analyzer and drafter results in
 	// llm_calls per (run, step, purpose) so a retried step never pays twice
 	// (I5). Set them for LLM-backed judgement; the offline analyzer and
@@ -303,8 +308,16 @@ func (d *Deps) safetyCheck(ctx context.Context, env Env, s CaseState) (CaseOutco
 }
 
 func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
-	dec := s.Decision
+	dec := *s.Decision
 	auto := dec.Auto && !s.Safety.Blocking() && s.Human == nil
+	limited, err := d.autoSendLimited(ctx, s.CaseID, auto, dec.Action)
+	if err != nil {
+		return CaseOutcome{}, err
+	}
+	if limited != "" {
+		auto, dec.PauseReason = false, PauseAutoSendLimit
+		dec.Reasons = append(append([]string(nil), dec.Reasons...), limited)
+	}
 	version, source, feedback, author := 1, SourceAIGenerated, "", "agent"
 	if s.ProposalID != 0 {
 		version, source = s.ProposalVersion+1, SourceAIRegenerated
@@ -340,6 +353,12 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 		if err := tx.SetCaseStatus(ctx, s.CaseID, CaseNeedsReview); err != nil {
 			return err
 		}
+		if limited != "" {
+			key := fmt.Sprintf("auto-send-limit:%d:%s", s.CaseID, env.Now.UTC().Format("2006-01-02"))
+			if err := tx.OpenEscalation(ctx, key, s.CaseID, env.RunID, fmt.Sprintf("%s; proposal %d waits for a reviewer", limited, rec.ID)); err != nil {
+				return err
+			}
+		}
 		if dec.PauseReason == PauseFeeQuote || dec.PauseReason == PauseClarification {
 			if err := tx.StartTolling(ctx, s.CaseID, env.Now); err != nil {
 				return err
@@ -352,6 +371,23 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 				Warnings: s.Safety.Warnings, Class: class, FeeCents: fee}})
 		return tx.LogActivity(ctx, s.CaseID, env.RunID, "proposal_gated", "agent", map[string]any{"proposal_id": rec.ID, "version": rec.CurrentVersion, "reason": dec.PauseReason})
 	}}, nil
+}
+
+// autoSendLimited returns why an automatic email of action may not go out
+// (the case sent AutoSendsPerDay automatic emails in the last 24 hours), or
+// "" when it may.
+func (d *Deps) autoSendLimited(ctx context.Context, caseID int64, auto bool, action ActionType) (string, error) {
+	if !auto || !action.SendsEmail() || d.AutoSendsPerDay <= 0 {
+		return "", nil
+	}
+	n, err := d.Cases.RecentAutoSends(ctx, caseID, 24*time.Hour)
+	if err != nil {
+		return "", fmt.Errorf("count automatic sends of case %d: %w", caseID, err)
+	}
+	if n < d.AutoSendsPerDay {
+		return "", nil
+	}
+	return fmt.Sprintf("automatic send limit: %d automatic emails in the last 24 hours (AUTO_SENDS_PER_CASE_PER_DAY=%d)", n, d.AutoSendsPerDay), nil
 }
 
 func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
@@ -376,7 +412,7 @@ func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOut
 		e := EmailSend{ExecutionKey: key, ProposalID: p.ID, CaseID: s.CaseID, MessageID: d.Mailer.MessageID(key),
 			From: d.Mailer.From(), To: []string{c.AgencyEmail}, ReplyTo: d.Mailer.ReplyTo(c.ReplyToken),
 			Subject: p.Subject, Text: p.BodyText, HTML: p.BodyHTML, InReplyTo: c.LastInboundMessageID,
-			References: c.References, SendAfter: d.Mailer.SendAfter(env.Now, key, c.AgencyTimezone)}
+			References: c.References, SendAfter: d.Mailer.SendAfter(env.Now, key, c.AgencyTimezone), Automatic: s.Human == nil}
 		email = &e
 	}
 	return CaseOutcome{State: s, Route: Next(NodeCommitState), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
@@ -419,6 +455,18 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 	status := s.CaseStatus
 	if status == "" {
 		status = CaseAwaitingResponse
+	}
+	if s.Executed && status == CaseAwaitingResponse && s.ExecutionKey != "" {
+		// The email may already have failed for good (its send runs as soon
+		// as execute_action commits): the case is a human's then.
+		failed, err := d.Cases.EmailFailed(ctx, s.ExecutionKey)
+		if err != nil {
+			return CaseOutcome{}, fmt.Errorf("email status of %s: %w", s.ExecutionKey, err)
+		}
+		if failed {
+			status = CaseEscalated
+			s.Logs = append(s.Logs, "email "+s.ExecutionKey+" failed for good: case escalated")
+		}
 	}
 	sched := CaseSchedule{Status: status, SentAt: c.SentAt, FollowupCount: c.FollowupCount,
 		TolledSince: c.TolledSince, TolledDays: c.TolledDays, Closed: CaseClosed(status)}

@@ -89,6 +89,13 @@ type CaseReader interface {
 	LoadCase(ctx context.Context, caseID int64) (CaseRecord, error)
 	LoadMessage(ctx context.Context, messageID int64) (Reply, error)
 	LoadProposal(ctx context.Context, proposalID int64) (ProposalRecord, error)
+	// RecentAutoSends counts the case's emails queued without a human
+	// decision (EmailSend.Automatic) in the last window, by the database
+	// clock (the AUTO_SENDS_PER_CASE_PER_DAY cap).
+	RecentAutoSends(ctx context.Context, caseID int64, window time.Duration) (int, error)
+	// EmailFailed reports whether the send of an execution key was given up
+	// for good (commit_state escalates the case then).
+	EmailFailed(ctx context.Context, executionKey string) (bool, error)
 }
 
 // ProposalUpsert is what the gate writes: the proposal keyed by Key and its
@@ -148,6 +155,10 @@ type EmailSend struct {
 	InReplyTo    string
 	References   []string
 	SendAfter    time.Time
+	// Automatic is true when no human decided this send (autopilot): the
+	// email carries Auto-Submitted: auto-generated (RFC 3834 §5) and counts
+	// toward the per-case cap of automatic sends.
+	Automatic bool
 }
 
 // CaseSchedule is the clock state commit_state writes (absolute values, never

@@ -18,6 +18,10 @@ const (
 	// sender not on the agency's allowlist (issue 10): a human decides.
 	PauseUnverifiedSender = "UNVERIFIED_SENDER"
 	PauseAppeal           = "APPEAL"
+	// PauseAutoSendLimit: the case reached AUTO_SENDS_PER_CASE_PER_DAY
+	// automatic emails; a send it would have made waits for a human (loop
+	// safety, issue 10).
+	PauseAutoSendLimit = "AUTO_SEND_LIMIT"
 )
 
 // RoutingPolicy holds the thresholds of decide_next_action.

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/foiaflow/foiaflow/cmd/internal/app"
@@ -48,17 +46,8 @@ func NewScheduler(a *app.App) *Scheduler {
 			return 0
 		})
 	reg.MustRegister(s.ticks, leader)
-	hm := http.NewServeMux()
-	hm.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	hm.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	hm.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.Store.Ping(r.Context()); err != nil {
-			http.Error(w, "postgres: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
-	s.Metrics = &http.Server{Addr: a.Config.SchedulerMetricsAddr, Handler: hm, ReadHeaderTimeout: 5 * time.Second}
+	s.Metrics, _ = app.OpsServer(a.Config.SchedulerMetricsAddr, reg, a.Log.Named("ops"),
+		app.Check{Name: "postgres", Ping: a.Store.Ping})
 	return s
 }
 

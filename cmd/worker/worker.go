@@ -10,7 +10,6 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/foiaflow/foiaflow/cmd/internal/app"
@@ -68,32 +67,18 @@ func NewWorker(a *app.App) (*Worker, error) {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "foiaflow_db_queries_total",
 			Help: "Postgres queries sent by this worker (DB_TRACE_COUNT)."}, func() float64 { return float64(q.Count()) }))
 	}
-	hm := http.NewServeMux()
-	hm.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	ops, hm := app.OpsServer(c.WorkerMetricsAddr, reg, a.Log.Named("ops"),
+		app.Check{Name: "postgres", Ping: a.Store.Ping},
+		app.Check{Name: "redis", Ping: func(context.Context) error { return srv.Ping() }})
 	if c.PProf {
 		hm.HandleFunc("GET /debug/pprof/", pprof.Index)
 		hm.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		hm.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 		hm.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	}
-	hm.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	hm.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if err := a.Store.Ping(ctx); err != nil {
-			http.Error(w, "postgres: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		if err := srv.Ping(); err != nil {
-			http.Error(w, "redis: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
 	a.Log.Info("worker configured", zap.String("worker_id", id), zap.Int("concurrency", c.WorkerConcurrency),
 		zap.Duration("poll_interval", c.WorkerPollInterval), zap.Any("queues", a.Queues.Weights()))
-	return &Worker{App: a, Server: srv, Metrics: &http.Server{Addr: c.WorkerMetricsAddr, Handler: hm,
-		ReadHeaderTimeout: 5 * time.Second}, mux: hs.Mux(), marker: marker}, nil
+	return &Worker{App: a, Server: srv, Metrics: ops, mux: hs.Mux(), marker: marker}, nil
 }
 
 // Run processes tasks until ctx ends, then shuts down gracefully: in-flight

@@ -85,6 +85,7 @@ func location(name string) *time.Location {
 // mailer adapts the mail package to workflow.Mailer.
 type mailer struct {
 	from, domain  string
+	ids           mail.IDs
 	businessHours bool
 	start, end    int
 	jitter        time.Duration
@@ -92,7 +93,7 @@ type mailer struct {
 
 func (m mailer) From() string                { return m.from }
 func (m mailer) ReplyTo(token string) string { return mail.ReplyAddress(token, m.domain) }
-func (m mailer) MessageID(key string) string { return mail.MessageIDFor(key, m.domain) }
+func (m mailer) MessageID(key string) string { return m.ids.MessageID(key) }
 func (m mailer) SendAfter(now time.Time, key, tz string) time.Time {
 	if !m.businessHours {
 		return now.Add(mail.Jitter(key, m.jitter)).UTC()

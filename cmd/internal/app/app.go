@@ -51,7 +51,7 @@ func NewLogger(c Config) (*zap.Logger, error) {
 
 // Open connects to Postgres (migrating it when migrate is true) and Redis.
 func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, error) {
-	sc := store.Config{URL: c.DatabaseURL, Schema: c.DatabaseSchema, MaxConns: c.DatabaseConns}
+	sc := store.Config{URL: c.DatabaseURL, Schema: c.DatabaseSchema, MaxConns: c.DatabaseConns, ConnectTimeout: c.DatabaseConnectTimeout}
 	var qc *QueryCounter
 	if c.DBTraceCount {
 		qc = &QueryCounter{}
@@ -70,6 +70,10 @@ func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, e
 		if len(applied) > 0 {
 			log.Info("migrations applied", zap.Int64s("versions", applied))
 		}
+	}
+	if c.MailIDSecret == "" {
+		log.Warn("MAIL_ID_SECRET is not set: Message-IDs and reply tokens use the public development secret "+
+			"(allowed only for a development MAIL_DOMAIN)", zap.String("mail_domain", c.MailDomain))
 	}
 	r := asynq.RedisClientOpt{Addr: c.RedisAddr, Password: c.RedisPassword, DB: c.RedisDB}
 	cl := asynq.NewClient(r)
@@ -132,13 +136,17 @@ func (a *App) Deps() (*workflow.Deps, error) {
 	if err != nil {
 		return nil, err
 	}
+	ids, err := c.MailIDs()
+	if err != nil {
+		return nil, err
+	}
 	return &workflow.Deps{Cases: a.Store, Analyzer: an, Drafter: dr,
 		Planner: planner,
-		Mailer: mailer{from: c.MailFrom, domain: c.MailDomain, businessHours: c.SendBusinessHours,
+		Mailer: mailer{from: c.MailFrom, domain: c.MailDomain, ids: ids, businessHours: c.SendBusinessHours,
 			start: c.SendStartHour, end: c.SendEndHour, jitter: c.SendMaxJitter},
 		Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: c.FeeAutoApproveMaxCents, MinConfidence: c.MinConfidence,
 			MaxFollowups: c.MaxFollowups},
-		MaxAdjustments: c.MaxAdjustments, MemoAnalysis: c.Analyzer == "openai", MemoDrafts: c.Drafter == "openai"}, nil
+		MaxAdjustments: c.MaxAdjustments, AutoSendsPerDay: c.AutoSendsPerDay, MemoAnalysis: c.Analyzer == "openai", MemoDrafts: c.Drafter == "openai"}, nil
 }
 
 // Planner returns the statutory clock: jurisdiction rules from the embedded

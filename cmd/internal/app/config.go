@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/foiaflow/foiaflow/mail"
 )
 
 // Config is every setting of foiaflow, with its environment variable and
@@ -19,18 +21,23 @@ type Config struct {
 	DatabaseURL    string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/foiaflow?sslmode=disable"`
 	DatabaseSchema string `env:"DATABASE_SCHEMA"`
 	DatabaseConns  int32  `env:"DATABASE_MAX_CONNS" envDefault:"20"`
-	RedisAddr      string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
-	RedisPassword  string `env:"REDIS_PASSWORD"`
-	RedisDB        int    `env:"REDIS_DB" envDefault:"0"`
-	QueuePrefix    string `env:"QUEUE_PREFIX"`
-	LogLevel       string `env:"LOG_LEVEL" envDefault:"info"`
-	LogFormat      string `env:"LOG_FORMAT" envDefault:"json"` // json | console
+	// DatabaseConnectTimeout bounds a new connection and the ping of an idle
+	// one: an unreachable database fails fast (the API answers 503).
+	DatabaseConnectTimeout time.Duration `env:"DATABASE_CONNECT_TIMEOUT" envDefault:"1s"`
+	RedisAddr              string        `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
+	RedisPassword          string        `env:"REDIS_PASSWORD"`
+	RedisDB                int           `env:"REDIS_DB" envDefault:"0"`
+	QueuePrefix            string        `env:"QUEUE_PREFIX"`
+	LogLevel               string        `env:"LOG_LEVEL" envDefault:"info"`
+	LogFormat              string        `env:"LOG_FORMAT" envDefault:"json"` // json | console
 
 	WorkerConcurrency     int           `env:"WORKER_CONCURRENCY" envDefault:"8"`
 	WorkerShutdownTimeout time.Duration `env:"WORKER_SHUTDOWN_TIMEOUT" envDefault:"25s"`
 	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"2ms"`
 	WorkerID              string        `env:"WORKER_ID"` // default: hostname-pid
-	WorkerMetricsAddr     string        `env:"WORKER_METRICS_ADDR" envDefault:":9091"`
+	// WorkerMetricsAddr serves /metrics, /healthz and /readyz, unauthenticated:
+	// loopback by default; containers set ":9091" for probes and scrapes.
+	WorkerMetricsAddr string `env:"WORKER_METRICS_ADDR" envDefault:"127.0.0.1:9091"`
 	// DBTraceCount counts Postgres queries (foiaflow_db_queries_total on the
 	// worker's /metrics); the bench divides it by steps.
 	DBTraceCount bool `env:"DB_TRACE_COUNT" envDefault:"false"`
@@ -52,10 +59,17 @@ type Config struct {
 	// AppealWarnDays: an appeal proposal still undecided this many days
 	// before its appeal window closes is escalated.
 	AppealWarnDays int `env:"APPEAL_WARN_DAYS" envDefault:"5"`
+	// AutoSendsPerDay caps emails a case sends without a human in any 24
+	// hours; past it the send is gated and escalated (loop safety).
+	AutoSendsPerDay int `env:"AUTO_SENDS_PER_CASE_PER_DAY" envDefault:"3"`
 
-	MailDomain        string        `env:"MAIL_DOMAIN" envDefault:"foiaflow.local"`
-	MailFrom          string        `env:"MAIL_FROM" envDefault:"foiaflow <requests@foiaflow.local>"`
-	MailSinkDir       string        `env:"MAIL_SINK_DIR" envDefault:"var/outbox"`
+	MailDomain  string `env:"MAIL_DOMAIN" envDefault:"foiaflow.local"`
+	MailFrom    string `env:"MAIL_FROM" envDefault:"foiaflow <requests@foiaflow.local>"`
+	MailSinkDir string `env:"MAIL_SINK_DIR" envDefault:"var/outbox"`
+	// MailIDSecret keys the Message-IDs and reply tokens (mail.IDs). It may
+	// be left empty only while MAIL_DOMAIN is a special-use development
+	// domain (DevMailDomain).
+	MailIDSecret      string        `env:"MAIL_ID_SECRET"`
 	SMTPHost          string        `env:"SMTP_HOST"` // empty: .eml file sink
 	SMTPPort          int           `env:"SMTP_PORT" envDefault:"587"`
 	SMTPUsername      string        `env:"SMTP_USERNAME"`
@@ -74,6 +88,9 @@ type Config struct {
 	InboundMaxBytes     int64         `env:"INBOUND_MAX_BYTES" envDefault:"52428800"`
 	WebhookReplayWindow time.Duration `env:"WEBHOOK_REPLAY_WINDOW" envDefault:"5m"`
 	DecisionsPerMinute  int           `env:"DECISIONS_PER_CASE_PER_MINUTE" envDefault:"30"`
+	// AuthFailuresPerMinute: failed authentications per source address or
+	// per presented key before the API answers 429.
+	AuthFailuresPerMinute int `env:"AUTH_FAILURES_PER_MINUTE" envDefault:"10"`
 
 	// The message store (issue 11) and the bounded parse (issue 10).
 	DataDir            string        `env:"DATA_DIR" envDefault:"var/data"`
@@ -93,13 +110,58 @@ type Config struct {
 	MIMEMaxHeaderBytes int           `env:"MIME_MAX_HEADER_BYTES" envDefault:"262144"`
 	MIMEParseTimeout   time.Duration `env:"MIME_PARSE_TIMEOUT" envDefault:"10s"`
 
-	SweepInterval        time.Duration `env:"SCHEDULER_SWEEP_INTERVAL" envDefault:"5s"`
-	RelayInterval        time.Duration `env:"SCHEDULER_RELAY_INTERVAL" envDefault:"1s"`
-	RelayGrace           time.Duration `env:"SCHEDULER_RELAY_GRACE" envDefault:"2s"`
-	ReapInterval         time.Duration `env:"SCHEDULER_REAP_INTERVAL" envDefault:"2s"`
-	ReapGrace            time.Duration `env:"SCHEDULER_REAP_GRACE" envDefault:"3s"`
-	StepRetention        time.Duration `env:"STEP_RETENTION" envDefault:"720h"`
-	SchedulerMetricsAddr string        `env:"SCHEDULER_METRICS_ADDR" envDefault:":9092"`
+	SweepInterval time.Duration `env:"SCHEDULER_SWEEP_INTERVAL" envDefault:"5s"`
+	RelayInterval time.Duration `env:"SCHEDULER_RELAY_INTERVAL" envDefault:"1s"`
+	RelayGrace    time.Duration `env:"SCHEDULER_RELAY_GRACE" envDefault:"2s"`
+	ReapInterval  time.Duration `env:"SCHEDULER_REAP_INTERVAL" envDefault:"2s"`
+	ReapGrace     time.Duration `env:"SCHEDULER_REAP_GRACE" envDefault:"3s"`
+	StepRetention time.Duration `env:"STEP_RETENTION" envDefault:"720h"`
+	// SchedulerMetricsAddr: as WorkerMetricsAddr.
+	SchedulerMetricsAddr string `env:"SCHEDULER_METRICS_ADDR" envDefault:"127.0.0.1:9092"`
+}
+
+// devMailIDSecret keys Message-IDs and reply tokens when MAIL_ID_SECRET is
+// empty on a development mail domain. It is public, so it is refused for
+// any other domain.
+const devMailIDSecret = "foiaflow-development-mail-id-secret-do-not-use"
+
+// DevMailDomain reports whether domain is a special-use name that cannot
+// receive Internet mail (RFC 2606, RFC 6761: .local, .test, .example,
+// .invalid, .localhost): a development or test setup, where MAIL_ID_SECRET
+// may be left to its development default like the other defaults.
+func DevMailDomain(domain string) bool {
+	d := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(domain), "."))
+	tld := d[strings.LastIndexByte(d, '.')+1:]
+	switch tld {
+	case "local", "test", "example", "invalid", "localhost":
+		return true
+	}
+	return false
+}
+
+// MailIDs returns the minter of Message-IDs and reply tokens: keyed by
+// MAIL_ID_SECRET (at least 32 bytes), or by the public development secret
+// when it is empty and MAIL_DOMAIN is a development domain. Production
+// (any other domain) must set its own secret; the development one is
+// refused there.
+func (c Config) MailIDs() (mail.IDs, error) {
+	secret, dev := c.MailIDSecret, DevMailDomain(c.MailDomain)
+	switch {
+	case secret == "" && !dev:
+		return mail.IDs{}, fmt.Errorf("MAIL_ID_SECRET is required for MAIL_DOMAIN %q (at least %d bytes, e.g. `openssl rand -hex 32`); "+
+			"without it Message-IDs and reply addresses could be forged", c.MailDomain, mail.MinIDSecretBytes)
+	case secret == "":
+		secret = devMailIDSecret
+	case secret == devMailIDSecret && !dev:
+		return mail.IDs{}, fmt.Errorf("MAIL_ID_SECRET is the public development secret; set your own for MAIL_DOMAIN %q", c.MailDomain)
+	case len(secret) < mail.MinIDSecretBytes:
+		return mail.IDs{}, fmt.Errorf("MAIL_ID_SECRET must be at least %d bytes, got %d", mail.MinIDSecretBytes, len(secret))
+	}
+	ids, err := mail.NewIDs([]byte(secret), c.MailDomain)
+	if err != nil {
+		return mail.IDs{}, fmt.Errorf("MAIL_ID_SECRET/MAIL_DOMAIN: %w", err)
+	}
+	return ids, nil
 }
 
 // Load parses the environment and validates the result.
@@ -120,6 +182,7 @@ func (c Config) Validate() error {
 		}
 	}
 	check(c.DatabaseURL != "", "DATABASE_URL is required")
+	check(c.DatabaseConnectTimeout > 0, "DATABASE_CONNECT_TIMEOUT must be > 0")
 	check(c.WorkerConcurrency > 0, "WORKER_CONCURRENCY must be > 0")
 	check(c.Analyzer == "offline" || c.Analyzer == "openai", "ANALYZER must be offline or openai, got %q", c.Analyzer)
 	check(c.Drafter == "offline" || c.Drafter == "openai", "DRAFTER must be offline or openai, got %q", c.Drafter)
@@ -135,6 +198,9 @@ func (c Config) Validate() error {
 	check(c.SendMaxJitter >= 0, "SEND_MAX_JITTER must be >= 0")
 	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
 	check(c.MailDomain != "", "MAIL_DOMAIN is required")
+	if _, err := c.MailIDs(); err != nil {
+		errs = append(errs, err)
+	}
 	check(c.SMTPTLS == "mandatory" || c.SMTPTLS == "opportunistic" || c.SMTPTLS == "none", "SMTP_TLS must be mandatory, opportunistic or none")
 	check(c.InboundMaxBytes > 0, "INBOUND_MAX_BYTES must be > 0")
 	check(c.MessageMaxBytes > 0 && c.MessageMaxBytes <= c.InboundMaxBytes, "MESSAGE_MAX_BYTES must be in (0, INBOUND_MAX_BYTES]")
@@ -145,5 +211,7 @@ func (c Config) Validate() error {
 	check(c.MessageStore == "dir" || c.MessageStore == "s3", "MESSAGE_STORE must be dir or s3, got %q", c.MessageStore)
 	check(c.MessageStore != "s3" || (c.S3Endpoint != "" && c.S3Bucket != ""), "MESSAGE_STORE=s3 needs S3_ENDPOINT and S3_BUCKET")
 	check(c.DecisionsPerMinute > 0, "DECISIONS_PER_CASE_PER_MINUTE must be > 0")
+	check(c.AutoSendsPerDay > 0, "AUTO_SENDS_PER_CASE_PER_DAY must be > 0")
+	check(c.AuthFailuresPerMinute > 0, "AUTH_FAILURES_PER_MINUTE must be > 0")
 	return errors.Join(errs...)
 }

@@ -30,3 +30,48 @@ func TestConfigValidationReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+// Issue 10 "Loose doors": the unauthenticated metrics endpoints of the
+// worker and scheduler listen on loopback unless configured otherwise.
+func TestMetricsBindToLoopbackByDefault(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, addr := range map[string]string{"WORKER_METRICS_ADDR": c.WorkerMetricsAddr, "SCHEDULER_METRICS_ADDR": c.SchedulerMetricsAddr} {
+		if !strings.HasPrefix(addr, "127.0.0.1:") {
+			t.Errorf("%s defaults to %q, want loopback", name, addr)
+		}
+	}
+}
+
+// Issue 10 "Matching you can trust": Message-IDs and reply tokens are keyed
+// by MAIL_ID_SECRET; a production mail domain cannot run on the public
+// development secret or a short one.
+func TestMailIDSecretRules(t *testing.T) {
+	for _, tc := range []struct {
+		domain, secret string
+		ok             bool
+	}{
+		{"foiaflow.local", "", true}, // development default
+		{"newsroom.test", "", true},
+		{"foia.newsroom.org", "", false},
+		{"foia.newsroom.org", devMailIDSecret, false},
+		{"foia.newsroom.org", "too-short", false},
+		{"foia.newsroom.org", "0123456789abcdef0123456789abcdef", true},
+	} {
+		c := Config{MailDomain: tc.domain, MailIDSecret: tc.secret}
+		ids, err := c.MailIDs()
+		if (err == nil) != tc.ok {
+			t.Errorf("domain %q secret %q: err %v, want ok=%v", tc.domain, tc.secret, err, tc.ok)
+		}
+		if err == nil && ids.IsZero() {
+			t.Errorf("domain %q: zero IDs", tc.domain)
+		}
+	}
+	t.Setenv("MAIL_DOMAIN", "foia.newsroom.org")
+	t.Setenv("MAIL_FROM", "foiaflow <requests@foia.newsroom.org>")
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "MAIL_ID_SECRET") {
+		t.Fatalf("production domain without MAIL_ID_SECRET: %v", err)
+	}
+}
