@@ -20,8 +20,8 @@ const composeFile = "../docker-compose.yml"
 // the address of each one's /healthz and /readyz listener.
 var appServices = map[string]struct{ healthAddr, defaultAddr string }{
 	"api":       {"API_ADDR", ":8080"},
-	"worker":    {"WORKER_METRICS_ADDR", ":9091"},
-	"scheduler": {"SCHEDULER_METRICS_ADDR", ":9092"},
+	"worker":    {"WORKER_METRICS_ADDR", "127.0.0.1:9091"},
+	"scheduler": {"SCHEDULER_METRICS_ADDR", "127.0.0.1:9092"},
 }
 
 // loadCompose loads docker-compose.yml the way `docker compose config`
@@ -181,10 +181,15 @@ func checkAppHealthcheck(t *testing.T, name string, s types.ServiceConfig) {
 	if v := s.Environment[spec.healthAddr]; v != nil {
 		addr = *v
 	}
-	_, port, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Errorf("%s: %s=%q: %v", name, spec.healthAddr, addr, err)
 		return
+	}
+	// A published port reaches the container's interface, not its loopback
+	// (the metrics listeners default to loopback, issue 10).
+	if len(s.Ports) > 0 && host != "" && host != "0.0.0.0" {
+		t.Errorf("%s: publishes %v but %s=%q listens on %s only", name, s.Ports, spec.healthAddr, addr, host)
 	}
 	if want := fmt.Sprintf("http://127.0.0.1:%s/readyz", port); hc.Test[2] != want {
 		t.Errorf("%s: healthcheck URL %q, want %q", name, hc.Test[2], want)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -607,5 +608,43 @@ func TestMigrateJob(t *testing.T) {
 	checkPodSpec(t, &ps, false)
 	for _, c := range ps.Containers {
 		checkEnvRefs(t, m, c)
+	}
+}
+
+// metricsAddrVar names the setting of each Deployment's unauthenticated
+// /metrics, /healthz and /readyz listener. foiaflow binds it to loopback by
+// default (issue 10), so a pod must set it to all interfaces: the kubelet
+// probes and Prometheus scrapes the pod IP.
+var metricsAddrVar = map[string]string{"foiaflow-worker": "WORKER_METRICS_ADDR", "foiaflow-scheduler": "SCHEDULER_METRICS_ADDR"}
+
+func TestMetricsListenWhereProbedAndScraped(t *testing.T) {
+	t.Parallel()
+	m, _ := loadManifests(t)
+	settings := map[string]string{}
+	for _, cm := range m.configMaps {
+		for k, v := range cm.Data {
+			settings[k] = v
+		}
+	}
+	for _, d := range m.deployments {
+		name, ok := metricsAddrVar[d.Name]
+		if !ok {
+			continue
+		}
+		host, port, err := net.SplitHostPort(settings[name])
+		if err != nil || (host != "" && host != "0.0.0.0") {
+			t.Errorf("%s: %s=%q must listen on all interfaces (\":<port>\"): the default is loopback", d.Name, name, settings[name])
+			continue
+		}
+		if got := d.Spec.Template.Annotations["prometheus.io/port"]; got != port {
+			t.Errorf("%s: prometheus.io/port %q, but %s listens on %s", d.Name, got, name, port)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			for _, p := range c.Ports {
+				if p.Name == "metrics" && fmt.Sprint(p.ContainerPort) != port {
+					t.Errorf("%s: container port metrics is %d, but %s listens on %s", d.Name, p.ContainerPort, name, port)
+				}
+			}
+		}
 	}
 }
