@@ -101,7 +101,11 @@ func TestRetriedStepReusesStoredAnalysis(t *testing.T) {
 	if _, err := blocker.Exec(ctx, `SELECT 1 FROM runs WHERE id=$1 FOR NO KEY UPDATE`, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	tctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// The deadline must outlast the node (analyzer call and its memo write,
+	// slow on a loaded machine: 300 ms failed there with "remember
+	// classify: context deadline exceeded") and end the commit blocked on
+	// the held row.
+	tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	err = hs.Step.ProcessTask(tctx, stepTask(t, run.ID, 1))
 	cancel()
 	_ = blocker.Rollback(ctx)
