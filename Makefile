@@ -1,12 +1,12 @@
 # foiaflow — run `make help` for the targets.
 SHELL := /bin/bash
 GO ?= go
-CORPUS ?= dataset/corpus/agency-replies
+CORPUS ?= dataset/replies/agency-replies
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export FOIAFLOW_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
 
-.PHONY: help services test lint eval bench chaos demo fuzz migrate
+.PHONY: help services test lint eval train bench chaos demo fuzz migrate
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -24,8 +24,11 @@ lint: ## go vet + staticcheck + offline checks of Dockerfile, docker-compose.yml
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) ./...
 
-eval: ## classify CORPUS=dir of *.json replies and score the analyzer
-	$(GO) run ./cmd/eval -corpus $(CORPUS)
+eval: ## score the shipped model on CORPUS=dir of *.json replies; CV=1: k-fold and leave-one-set-out over the project's corpora
+	$(GO) run ./cmd/eval $(if $(filter 1,$(CV)),-cv,-corpus $(CORPUS))
+
+train: ## train the offline reply model on dataset/replies and write analysis/model.txt (deterministic)
+	$(GO) run ./cmd/train
 
 demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown, an appeal checked
 	$(GO) run ./cmd/demo

@@ -21,6 +21,7 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/wneessen/go-mail v0.8.1
 	go.uber.org/zap v1.28.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

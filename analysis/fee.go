@@ -18,13 +18,15 @@ const (
 	roleThreshold                // "charges that exceed $40"
 	roleCredit                   // "minus $900 of initial deposit received"
 	rolePercentOf                // "(50% of $81,601.83)"
+	roleRangeLow                 // "$100" in "between $100 and $250": the upper end counts
 	roleDeposit                  // "a deposit of $200"
 	roleTotal                    // "total cost $45,000", "estimate is $38.00"
 )
 
 // amount is one money mention in the body.
 type amount struct {
-	cents int64
+	cents    int64
+	currency string // ISO 4217 ("USD", "GBP", "EUR", "AUD", …)
 	start int
 	role  feeRole
 	cue   float64 // strength of the cue that set the role (totals)
@@ -34,6 +36,8 @@ type amount struct {
 // feeResult is the fee the offline analyzer settled on.
 type feeResult struct {
 	cents    *int64 // total (or deposit/minimum asked for), integer cents
+	currency string // ISO 4217 code of cents ("USD" for "$")
+	waived   bool   // the reply says no fee is due ("fees are waived")
 	rateOnly bool   // only a rate ("$15 an hour") was stated
 	cued     bool   // the amount had a fee cue (total, deposit, rate × hours)
 	reason   string
@@ -41,7 +45,13 @@ type feeResult struct {
 }
 
 var (
-	moneyRe = newFullRe(`(?i)(?:\$|usd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? dollars\b`)
+	// moneyRe finds amounts with their currency: a symbol or code before
+	// ("$", "US$", "£", "€", "A$", "GBP ") or a word after ("dollars").
+	moneyRe = newFullRe(`(?i)(us\$|usd ?|\$|£|gbp ?|€|eur ?|a\$|au\$|aud ?|c\$|cad ?|nz\$|nzd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
+	// waiverRe says no fee is due.
+	waiverRe = regexp.MustCompile(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
+	// rangeSepRe joins the two ends of a range ("$100 - $250", "$100 to $250").
+	rangeSepRe = regexp.MustCompile(`^\s*(-|–|to|and|through)\s*$`)
 	// bareAmountLine is an OCR'd table cell holding only an amount.
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
@@ -49,7 +59,7 @@ var (
 	ratePost      = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
 	ratePre       = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre  = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
-	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid)\s*\(?$`)
+	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?)\s*\(?$`)
 	creditPost    = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b`)
 	percentOfPre  = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
 	depositNear   = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
@@ -58,6 +68,9 @@ var (
 	hoursQtyRe    = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
 	numberWords   = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 	hourlyPostRe  = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
+	pageQtyRe     = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
+	perPagePostRe = regexp.MustCompile(`(?i)^\s*(/\s*|per |a |each )(page|copy|sheet|image)\b`)
+	pageAtPreRe   = regexp.MustCompile(`(?i)(pages?|copies|sheets|images)\.?\s*(\(?(at|@|x|×)\s*)?$`)
 	hourAtPreRe   = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
 	sentenceStopR = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
@@ -70,7 +83,11 @@ var totalCues = []struct {
 }{
 	{regexp.MustCompile(`(?i)\b(total (estimated )?(cost|fee|charge|amount|due|price)s?|grand total|amount due|balance (due|owed|of))\b[^$]{0,80}$`), 5, "total"},
 	{regexp.MustCompile(`(?i)\btotal\b[^$]{0,25}$`), 4, "total"},
-	{regexp.MustCompile(`(?i)\b(minimum payment|payment of|prepay(ment)?( of)?|pre-pay|remit|receipt of|in the amount of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$]{0,30}$`), 4, "amount"},
+	// What the requester is asked to remit is what must be paid to proceed,
+	// even after a larger estimate ("a total cost of $76.00; one hour has
+	// been waived; please remit $38.00").
+	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due)\b[^$£€]{0,30}$`), 5.5, "amount asked"},
+	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€]{0,30}$`), 4, "amount"},
 	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,70}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)\s*:?\s*$`), 4, "estimate"},
 	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
 }
@@ -113,23 +130,25 @@ func after(s string, i, n int) string {
 func findAmounts(body string) []amount {
 	var out []amount
 	for _, m := range moneyRe.allSubmatchIndex(body, asciiLower(body)) {
-		var whole, frac string
-		if m[2] >= 0 {
-			whole = body[m[2]:m[3]]
-			if m[4] >= 0 {
-				frac = body[m[4]:m[5]]
+		var whole, frac, cur string
+		if m[4] >= 0 {
+			cur = body[m[2]:m[3]]
+			whole = body[m[4]:m[5]]
+			if m[6] >= 0 {
+				frac = body[m[6]:m[7]]
 			}
 		} else {
-			whole = body[m[6]:m[7]]
-			if m[8] >= 0 {
-				frac = body[m[8]:m[9]]
+			whole = body[m[8]:m[9]]
+			if m[10] >= 0 {
+				frac = body[m[10]:m[11]]
 			}
+			cur = body[m[12]:m[13]]
 		}
 		c, ok := parseCents(whole, frac)
 		if !ok {
 			continue
 		}
-		a := amount{cents: c, start: m[0], text: body[m[0]:m[1]]}
+		a := amount{cents: c, currency: currencyCode(cur), start: m[0], text: body[m[0]:m[1]]}
 		pre := before(body, m[0], 100)
 		post := after(body, m[1], 40)
 		switch {
@@ -158,8 +177,42 @@ func findAmounts(body string) []amount {
 		}
 		out = append(out, a)
 	}
+	markRanges(body, out)
 	out = append(out, tableTotals(body)...)
 	return out
+}
+
+// markRanges reads "$100 - $250" and "between $100 and $250" as the upper
+// estimate: the lower end is dropped, the upper takes its role.
+func markRanges(body string, amts []amount) {
+	for i := 0; i+1 < len(amts); i++ {
+		a, b := &amts[i], &amts[i+1]
+		if a.role == roleRate || b.role == roleRate || !rangeSepRe.MatchString(body[a.start+len(a.text):b.start]) {
+			continue
+		}
+		if b.role == rolePlain || b.role == roleThreshold {
+			b.role, b.cue = a.role, a.cue
+		}
+		a.role = roleRangeLow
+	}
+}
+
+// currencyCode maps a currency symbol, code or word to ISO 4217.
+func currencyCode(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "£", "gbp", "pounds":
+		return "GBP"
+	case "€", "eur", "euros":
+		return "EUR"
+	case "a$", "au$", "aud":
+		return "AUD"
+	case "c$", "cad":
+		return "CAD"
+	case "nz$", "nzd":
+		return "NZD"
+	default:
+		return "USD"
+	}
 }
 
 // tableTotals reads OCR'd invoice tables where the amount sits on its own
@@ -180,7 +233,7 @@ func tableTotals(body string) []amount {
 		}
 		if m[3] != "" && !strings.Contains(m[3], "$") {
 			if c, ok := parseCents(m[4], m[5]); ok {
-				out = append(out, amount{cents: c, start: offs[i], role: roleTotal, cue: 5, text: strings.TrimSpace(l)})
+				out = append(out, amount{cents: c, currency: "USD", start: offs[i], role: roleTotal, cue: 5, text: strings.TrimSpace(l)})
 			}
 			continue
 		}
@@ -194,7 +247,7 @@ func tableTotals(body string) []amount {
 				}
 				if bm := bareAmountLine.FindStringSubmatch(lines[k]); bm != nil {
 					if c, ok := parseCents(bm[1], bm[2]); ok {
-						out = append(out, amount{cents: c, start: offs[k], role: roleTotal, cue: 4.5, text: strings.TrimSpace(lines[k]) + " (next to \"" + strings.TrimSpace(l) + "\")"})
+						out = append(out, amount{cents: c, currency: "USD", start: offs[k], role: roleTotal, cue: 4.5, text: strings.TrimSpace(lines[k]) + " (next to \"" + strings.TrimSpace(l) + "\")"})
 						goto next
 					}
 				}
@@ -242,9 +295,41 @@ func rateTimesHours(body string, amts []amount) (int64, bool) {
 		paired = true
 	}
 	if !paired {
-		return 0, false
+		return pagesTimesPrice(body, amts)
 	}
 	return int64(math.Round(total)), true
+}
+
+// pagesTimesPrice is rateTimesHours for copying charges: "300 pages at
+// $0.25 per page" is $75.00.
+func pagesTimesPrice(body string, amts []amount) (int64, bool) {
+	var total float64
+	paired := false
+	for _, a := range amts {
+		if a.role != roleRate {
+			continue
+		}
+		end := a.start + len(a.text)
+		post := body[end:min(len(body), end+20)]
+		pre := body[max(0, a.start-90):a.start]
+		if !perPagePostRe.MatchString(post) && !pageAtPreRe.MatchString(pre) {
+			continue
+		}
+		if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+			pre = pre[locs[len(locs)-1][1]:]
+		}
+		qs := pageQtyRe.FindAllStringSubmatch(pre, -1)
+		if len(qs) == 0 {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.ReplaceAll(qs[len(qs)-1][1], ",", ""), 64)
+		if err != nil {
+			continue
+		}
+		total += n * float64(a.cents)
+		paired = true
+	}
+	return int64(math.Round(total)), paired
 }
 
 // extractFee picks the fee of a reply: the best-cued total; else a deposit or
@@ -252,6 +337,7 @@ func rateTimesHours(body string, amts []amount) (int64, bool) {
 func extractFee(body string) feeResult {
 	amts := findAmounts(body)
 	var res feeResult
+	res.waived = waiverRe.MatchString(body)
 	count := map[int64]int{}
 	for _, a := range amts {
 		count[a.cents]++
@@ -307,8 +393,13 @@ func extractFee(body string) feeResult {
 				return res
 			}
 		}
+		if res.waived && !(best.role == roleTotal && best.cue >= 5) && best.role != roleDeposit {
+			res.reason = fmt.Sprintf("the reply says no fee is due; %s is not a fee quote", formatCents(best.cents))
+			return res
+		}
 		c := best.cents
 		res.cents = &c
+		res.currency = best.currency
 		res.cued = best.role != rolePlain
 		res.reason = fmt.Sprintf("fee %s from %q (%s)", formatCents(c), clip(best.text, 60), roleName(best.role))
 		return res
@@ -328,8 +419,9 @@ func extractFee(body string) feeResult {
 
 func (res feeResult) withProduct(p int64) feeResult {
 	res.cents = &p
+	res.currency = "USD"
 	res.cued = true
-	res.reason = fmt.Sprintf("fee %s computed as hourly rate × stated hours", formatCents(p))
+	res.reason = fmt.Sprintf("fee %s computed as rate × stated hours or pages", formatCents(p))
 	return res
 }
 

@@ -3,9 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/foiaflow/foiaflow/workflow"
@@ -13,12 +11,12 @@ import (
 
 // Confidence thresholds shared by both analyzers.
 const (
-	// UnknownBelow: an offline classification with less confidence than this
-	// is reported as ClassUnknown.
+	// UnknownBelow: a classification with less confidence than this is
+	// reported as ClassUnknown.
 	UnknownBelow = 0.30
 	// GateConfidence: decide_next_action should gate (ESCALATE) any analysis
-	// below this confidence. Guards that distrust an answer push confidence
-	// under it.
+	// below this confidence (the default of MIN_CONFIDENCE). Guards that
+	// distrust an answer push confidence under it.
 	GateConfidence = 0.60
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
@@ -26,18 +24,27 @@ const (
 	// maxSubjectBytes caps the subject line the offline analyzer prepends
 	// to the text it reads.
 	maxSubjectBytes = 1000
+	// evidenceShown is how many contributing features a reviewer sees.
+	evidenceShown = 6
 )
 
 // OfflineName is the Analysis.Analyzer value of the offline analyzer.
-const OfflineName = "offline/1"
+const OfflineName = "offline/2"
 
 // Offline is the deterministic, network-free analyzer (seed 000 §3.2,
-// §10.1). The zero value is ready to use and safe for concurrent use.
-type Offline struct{}
+// §10.1): features of the agency's own text → the shipped reply model →
+// calibrated probability → decision and evidence; facts from the exact
+// extractors. The zero value uses the embedded model and is safe for
+// concurrent use.
+type Offline struct {
+	// Model replaces the shipped model (cross-validation scores a model
+	// trained without the replies it is scored on).
+	Model *Model
+}
 
 var _ workflow.Analyzer = Offline{}
 
-// evidence is one rule that fired.
+// evidence is one cue (a FOIA phrase family of cues.go) that matched.
 type evidence struct {
 	class   workflow.Class
 	weight  float64
@@ -46,130 +53,152 @@ type evidence struct {
 	start   int // offset in body, -1 for derived evidence
 }
 
-// tiePriority breaks exact score ties towards the class that needs the most
-// care from a reviewer.
-var tiePriority = []workflow.Class{
-	cDen, cFee, cPart, cNone, cWrng, cPort, cClar, cRdy, cExt, cAck,
-}
-
 // Analyze classifies reply and extracts its facts. It never returns an error
 // (ctx is only checked for cancellation); an unclear reply is ClassUnknown
 // with reasons.
-func (Offline) Analyze(ctx context.Context, reply workflow.Reply, c workflow.CaseContext) (workflow.Analysis, error) {
+func (o Offline) Analyze(ctx context.Context, reply workflow.Reply, c workflow.CaseContext) (workflow.Analysis, error) {
 	if err := ctx.Err(); err != nil {
 		return workflow.Analysis{}, err
 	}
-	return analyzeOffline(reply, c), nil
+	m := o.Model
+	if m == nil {
+		m = shipped
+	}
+	return analyzeOffline(m, reply, c), nil
 }
 
-func analyzeOffline(reply workflow.Reply, c workflow.CaseContext) workflow.Analysis {
-	a := workflow.Analysis{Analyzer: OfflineName, Sentiment: workflow.SentimentNeutral}
+// Features returns the reply model's inputs for reply: the features the
+// offline analyzer scores, in a stable order. The trainer (cmd/train) reads
+// replies through it, so training and inference see the same features.
+func Features(reply workflow.Reply) []Feature {
+	rd, _ := prepare(reply)
+	return rd.feats
+}
+
+// prepare reads reply as the offline analyzer does: HTML-only replies as
+// text, at most MaxReplyBytes, normalized, instruction-like sentences
+// removed, zones split, extractors run, features built. The reasons say
+// what was cut or ignored.
+func prepare(reply workflow.Reply) (reading, []string) {
+	var reasons []string
 	raw := reply.Text
 	if strings.TrimSpace(raw) == "" && reply.HTML != "" {
 		raw = htmlToText(reply.HTML)
 	}
 	if len(raw) > MaxReplyBytes {
 		raw = raw[:MaxReplyBytes]
-		a.Reasons = append(a.Reasons, fmt.Sprintf("reply truncated to %d bytes", MaxReplyBytes))
+		reasons = append(reasons, fmt.Sprintf("reply truncated to %d bytes", MaxReplyBytes))
 	}
-	norm := normalize(raw)
-	clean, flags, removed := stripInjections(norm)
-	a.InjectionFlags = flags
+	if len(reply.Subject) > maxSubjectBytes {
+		// The subject is outside the MaxReplyBytes cap: a megabyte subject
+		// took seconds to analyze (found by FuzzAnalyze).
+		reasons = append(reasons, fmt.Sprintf("subject truncated to %d bytes", maxSubjectBytes))
+	}
+	clean, flags, removed := stripInjections(normalize(raw))
 	for _, s := range removed {
-		a.Reasons = append(a.Reasons, "ignored instruction-like sentence (possible prompt injection): \""+clip(s, 80)+"\"")
+		reasons = append(reasons, "ignored instruction-like sentence (possible prompt injection): \""+clip(s, 80)+"\"")
 	}
-	z := split(clean)
-	body := z.body
-	if s := strings.TrimSpace(reply.Subject); s != "" && !strings.HasPrefix(strings.ToLower(s), "re:") {
-		if len(s) > maxSubjectBytes {
-			// The subject is outside the MaxReplyBytes cap: a megabyte
-			// subject took seconds to analyze (found by FuzzAnalyze).
-			cut := maxSubjectBytes
-			for cut > 0 && !isRuneStart(s[cut]) {
-				cut--
-			}
-			s = s[:cut]
-			a.Reasons = append(a.Reasons, fmt.Sprintf("subject truncated to %d bytes", maxSubjectBytes))
-		}
-		body = s + "\n" + body
-	}
-	lower := unwrapLines(asciiLower(body))
-	// Key indexes of the two lower-cased forms of the body every fastRe
-	// below searches: built once, shared by all patterns.
-	lix := newBigramIndex(lower)
-	bix := newBigramIndex(asciiLower(body))
+	rd := read(reply, clean, maxSubjectBytes)
+	rd.notes = flags
+	return rd, reasons
+}
 
-	fee := extractFee(body)
-	exemptions := extractExemptions(body, lix)
-	portalURL, portalVendor := extractPortal(body + "\n" + z.footer)
-	ev := scoreRules(lix, body)
-	ev = append(ev, derivedEvidence(ev, fee, exemptions, portalURL, portalVendor, z)...)
+func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) workflow.Analysis {
+	a := workflow.Analysis{Analyzer: OfflineName, Sentiment: workflow.SentimentNeutral}
+	rd, reasons := prepare(reply)
+	a.InjectionFlags = rd.notes
+	a.Reasons = reasons
+	body := rd.body
 
-	scores := map[workflow.Class]float64{}
-	for _, e := range ev {
-		scores[e.class] += e.weight
-	}
-	top, second := rank(scores)
-	conf := confidence(scores[top], scores[second])
-	a.Class, a.Confidence = top, round2(conf)
-	if scores[top] == 0 {
+	probs := m.Probabilities(rd.feats)
+	top, second := rankProbs(probs)
+	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
+	switch {
+	case !rd.english:
+		a.Reasons = append(a.Reasons, fmt.Sprintf("the reply is not in English: the model (best guess %s at %.2f) is not trusted, UNKNOWN", m.Classes[top], probs[top]))
 		a.Class, a.Confidence = workflow.ClassUnknown, 0
-		a.Reasons = append(a.Reasons, "no class evidence found in the agency's text")
-	} else if conf < UnknownBelow {
-		a.Reasons = append(a.Reasons, fmt.Sprintf("best class %s (%.1f) too close to %s (%.1f): confidence %.2f < %.2f, UNKNOWN", top, scores[top], second, scores[second], conf, UnknownBelow))
+	case !rd.hasEvidence():
+		a.Reasons = append(a.Reasons, fmt.Sprintf("no FOIA cue or fact in the agency's text (words alone suggest %s at %.2f), UNKNOWN", m.Classes[top], probs[top]))
+		a.Class, a.Confidence = workflow.ClassUnknown, 0
+	case probs[top] < UnknownBelow:
+		a.Reasons = append(a.Reasons, fmt.Sprintf("best class %s at %.2f, %s at %.2f: below %.2f, UNKNOWN", m.Classes[top], probs[top], m.Classes[second], probs[second], UnknownBelow))
 		a.Class = workflow.ClassUnknown
-	} else {
-		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: score %.1f vs %s %.1f, confidence %.2f", top, scores[top], orNone(second), scores[second], conf))
+	default:
+		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f", a.Class, probs[top], m.Classes[second], probs[second]))
 	}
-	a.Reasons = append(a.Reasons, describeEvidence(ev, top)...)
-	a.Reasons = append(a.Reasons, z.notes...)
+	contrib := m.Explain(rd.feats, top, second, evidenceShown)
+	a.Reasons = append(a.Reasons, describeContributions(contrib, m.Classes[top], m.Classes[second])...)
+	a.Reasons = append(a.Reasons, rd.z.notes...)
 
 	// Facts.
-	if fee.cents != nil {
-		a.FeeCents = fee.cents
+	if rd.fee.cents != nil {
+		a.FeeCents, a.FeeCurrency = rd.fee.cents, rd.fee.currency
 	}
-	if fee.reason != "" {
-		a.Reasons = append(a.Reasons, fee.reason)
+	if rd.fee.reason != "" {
+		a.Reasons = append(a.Reasons, rd.fee.reason)
 	}
-	a.TrackingNumber = extractTracking(body, bix)
-	if d, why := extractDeadline(body, reply.ReceivedAt, bix); d != nil {
+	a.TrackingNumber = extractTracking(body, rd.bix)
+	if d, why := extractDeadline(body, reply.ReceivedAt, rd.bix); d != nil {
 		a.Deadline = d
 		a.Reasons = append(a.Reasons, why)
 	}
-	a.PortalURL, a.PortalVendor = portalURL, portalVendor
-	a.Exemptions = exemptions
-	var linkWhy string
-	a.HasRecordsLink, linkWhy = hasRecordsLink(z.full, reply.Attachments)
-	if linkWhy != "" {
-		a.Reasons = append(a.Reasons, "records link: "+linkWhy)
+	a.PortalURL, a.PortalVendor = rd.portalURL, rd.portalVendor
+	a.Exemptions = rd.exemptions
+	a.HasRecordsLink = rd.hasLink
+	if rd.linkWhy != "" {
+		a.Reasons = append(a.Reasons, "records link: "+rd.linkWhy)
 	}
-	cls := top
 	var cWhy []string
-	a.ConstraintsToAdd, cWhy = extractConstraints(lix, cls, a.FeeCents)
+	a.ConstraintsToAdd, cWhy = extractConstraints(rd.lix, a.Class, a.FeeCents)
 	a.Reasons = append(a.Reasons, cWhy...)
 	if a.Class == workflow.ClassWrongAgency {
 		a.ReferredAgency = extractReferredAgency(body)
 	}
 	if a.Class == workflow.ClassDenial || a.Class == workflow.ClassPartial {
 		var why string
-		a.DenialWeak, why = judgeDenial(lower, a.Exemptions)
+		a.DenialWeak, why = judgeDenial(rd.lower, a.Exemptions)
 		a.Reasons = append(a.Reasons, why)
 	}
 	var sWhy string
-	a.Sentiment, sWhy = sentimentOf(lix, a.Class)
+	a.Sentiment, sWhy = sentimentOf(rd.lix, a.Class)
 	if sWhy != "" {
 		a.Reasons = append(a.Reasons, sWhy)
 	}
 	a.ScopeUpdates = scopeUpdates(body, a.Class, c.ScopeItems)
-	a.KeyPoints = keyPoints(body, ev, top, a)
+	a.KeyPoints = keyPoints(body, contrib, a)
 	return a
 }
 
-func orNone(c workflow.Class) string {
-	if c == "" {
-		return "none"
+// rankProbs returns the indexes of the two most probable classes (ties to
+// the lower index).
+func rankProbs(p []float64) (int, int) {
+	top, second := 0, 1
+	if p[1] > p[0] {
+		top, second = 1, 0
 	}
-	return string(c)
+	for i := 2; i < len(p); i++ {
+		switch {
+		case p[i] > p[top]:
+			top, second = i, top
+		case p[i] > p[second]:
+			second = i
+		}
+	}
+	return top, second
+}
+
+// describeContributions lists the evidence for the reviewer: each feature
+// that pushed the winner over the runner-up, with the text it came from.
+func describeContributions(cs []Contribution, top, second workflow.Class) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		span := ""
+		if c.Feature.Span != "" {
+			span = fmt.Sprintf(": %q", clip(c.Feature.Span, 70))
+		}
+		out = append(out, fmt.Sprintf("%+.2f %s over %s %s%s", c.Weight, top, second, c.Feature.Name, span))
+	}
+	return out
 }
 
 // unwrapLines joins hard-wrapped lines (a single newline becomes a space;
@@ -193,151 +222,6 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// negationRe and hypotheticalRe, matched just before a negatable rule's
-// match, cancel it: "no records were withheld", "if any records are
-// withheld", "a formal no records found letter".
-var (
-	negationRe     = regexp.MustCompile(`\b(no|not|nothing|none|never|without|neither|nor|zero)\b[^.;:\n]{0,25}$`)
-	hypotheticalRe = regexp.MustCompile(`\b(if|whether|unless|in the event|should any|formal|to the extent|may|might)\b[^.;:\n]{0,40}$`)
-	// appealCtxRe marks appeal-rights boilerplate; evidence inside such a
-	// sentence counts for little ("appeal to the head of the public body
-	// denying the request").
-	appealCtxRe = regexp.MustCompile(`appeal|ogis|dispute resolution|public liaison|judicial review`)
-)
-
-// appealExempt rules are about appeal rights themselves.
-var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_missed": true, "denial.court_remedy": true, "denial.closed": true}
-
-// scoreRules runs the evidence table over the lower-cased body (ix indexes
-// it).
-func scoreRules(ix *bigramIndex, body string) []evidence {
-	var out []evidence
-	lower := ix.text
-	for i := range rules {
-		ru := &rules[i]
-		locs := ru.fr.findAllIx(lower, ix, 8)
-		for _, m := range locs {
-			pre := lower[max(0, m[0]-50):m[0]]
-			if ru.negatable && (negationRe.MatchString(pre) || hypotheticalRe.MatchString(pre)) {
-				continue
-			}
-			w := ru.weight
-			if !appealExempt[ru.name] && appealCtxRe.MatchString(sentenceAround(lower, m[0], m[1])) {
-				w = round2(w * 0.3)
-			}
-			out = append(out, evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m[0]:m[1]], start: m[0]})
-			break
-		}
-	}
-	return out
-}
-
-func hasEvidence(ev []evidence, prefix string) bool {
-	for _, e := range ev {
-		if strings.HasPrefix(e.name, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAny(ev []evidence, names ...string) bool {
-	for _, e := range ev {
-		for _, n := range names {
-			if e.name == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// derivedEvidence combines facts into evidence no single phrase carries.
-func derivedEvidence(ev []evidence, fee feeResult, exemptions []string, portalURL, portalVendor string, z zones) []evidence {
-	var out []evidence
-	d := func(c workflow.Class, w float64, name, why string) {
-		out = append(out, evidence{class: c, weight: w, name: name, snippet: why, start: -1})
-	}
-	switch {
-	case fee.cents != nil && fee.cued:
-		d(cFee, 4.0, "fee.amount", "fee amount "+formatCents(*fee.cents)+" stated")
-	case fee.cents != nil:
-		d(cFee, 2.0, "fee.amount_uncued", "single amount "+formatCents(*fee.cents)+" stated")
-	case fee.rateOnly:
-		d(cFee, 2.5, "fee.rate_only", "a rate is quoted for the work")
-	}
-	delivered := hasAny(ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing")
-	held := hasAny(ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow", "partial.installment")
-	if delivered && held {
-		// A delivery with withholding is a partial delivery: the delivery
-		// evidence counts for PARTIAL_DELIVERY too.
-		w := 1.0
-		for _, e := range ev {
-			if e.class == cRdy {
-				w += e.weight
-			}
-		}
-		d(cPart, w, "partial.delivered_with_withholding", "records delivered while some are withheld, redacted or still to come")
-	}
-	if portalVendor != "" || (portalURL != "" && hasEvidence(ev, "portal.")) {
-		d(cPort, 1.5, "portal.named", "portal "+strings.TrimSpace(portalVendor+" "+clip(portalURL, 50)))
-	}
-	if z.footer != "" {
-		d(cPort, 0.5, "portal.system_footer", "message sent from a records portal")
-	}
-	if n := len(exemptions); n > 0 && hasAny(ev, "denial.exempt", "denial.denied", "denial.will_not", "denial.not_required") {
-		d(cDen, 1.0, "denial.cites_law", fmt.Sprintf("%d legal citation(s) for withholding", n))
-	}
-	return out
-}
-
-// rank returns the best and second-best classes (second "" when only one).
-func rank(scores map[workflow.Class]float64) (workflow.Class, workflow.Class) {
-	order := make([]workflow.Class, len(tiePriority))
-	copy(order, tiePriority)
-	sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
-	top, second := order[0], order[1]
-	if scores[second] == 0 {
-		second = ""
-	}
-	return top, second
-}
-
-// confidence grows with the amount of evidence for the winner and with its
-// margin over the runner-up: (1-e^(-top/1.5)) × (0.4 + 0.6 × margin).
-// The scale is set so that one unambiguous strong rule (weight 2, no rival)
-// reads 0.74 — above the 0.60 gate — while a near tie (margin ≤ 0.2) stays
-// below it whatever the evidence: a scale of 3 put most correct single-rule
-// answers under the gate, escalating replies the analyzer had read right.
-func confidence(top, second float64) float64 {
-	if top <= 0 {
-		return 0
-	}
-	strength := 1 - math.Exp(-top/1.5)
-	margin := (top - second) / top
-	return strength * (0.4 + 0.6*margin)
-}
-
-func round2(f float64) float64 { return math.Round(f*100) / 100 }
-
-// describeEvidence lists the evidence, winner first, heaviest first.
-func describeEvidence(ev []evidence, top workflow.Class) []string {
-	sorted := make([]evidence, len(ev))
-	copy(sorted, ev)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		ti, tj := sorted[i].class == top, sorted[j].class == top
-		if ti != tj {
-			return ti
-		}
-		return sorted[i].weight > sorted[j].weight
-	})
-	out := make([]string, 0, len(sorted))
-	for _, e := range sorted {
-		out = append(out, fmt.Sprintf("%+.1f %s %s: %q", e.weight, e.class, e.name, clip(e.snippet, 70)))
-	}
-	return out
 }
 
 var (
@@ -438,16 +322,17 @@ func mentionsAll(s string, words []string) bool {
 	return true
 }
 
-// keyPoints are the sentences that carried the winning evidence plus the
+// keyPoints are the sentences that carried the strongest evidence plus the
 // extracted facts, for the reviewer.
-func keyPoints(body string, ev []evidence, top workflow.Class, a workflow.Analysis) []string {
+func keyPoints(body string, cs []Contribution, a workflow.Analysis) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, e := range ev {
-		if e.class != top || e.start < 0 || len(out) >= 3 {
+	for _, c := range cs {
+		at := c.Feature.Start
+		if at < 0 || len(out) >= 3 {
 			continue
 		}
-		s := clip(sentenceAround(body, e.start, e.start+len(e.snippet)), 200)
+		s := clip(sentenceAround(body, at, at+len(c.Feature.Span)), 200)
 		if !seen[s] {
 			seen[s] = true
 			out = append(out, s)

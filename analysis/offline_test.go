@@ -78,40 +78,6 @@ func TestUnclearReplyIsUnknown(t *testing.T) {
 	}
 }
 
-func TestFeeExtraction(t *testing.T) {
-	t.Parallel()
-	cents := func(c int64) *int64 { return &c }
-	cases := []struct {
-		name string
-		text string
-		want *int64
-	}{
-		{"total with thousands", "Total cost: $1,234.56. A deposit of $500.00 is required.", cents(123456)},
-		{"minimum payment", "Your minimum payment is $107.00 before staff begin.", cents(10700)},
-		{"deposit only", "Please send a deposit of $75 so we can start the search.", cents(7500)},
-		{"rate times hours", "This will take 3.5 hours at $30.00 per hour.", cents(10500)},
-		{"two rate lines", "2 hrs @ $20.00 for search, and 1 hr @ $45.00 for legal review.", cents(8500)},
-		{"rate only", "Staff time is charged at $25/hour.", nil},
-		{"threshold ignored", "Because charges will exceed $40, we provide this estimate: the fee is $62.10.", cents(6210)},
-		{"credit ignored", "Total cost $900 (minus $100 of initial deposit received).", cents(90000)},
-		{"table total without dollar", "Qty Description Unit Total\n3 Copies of reports 2.00 6.00\n\n6.00\nTotal Cost:", cents(600)},
-		{"no amount", "We will let you know if fees apply.", nil},
-		{"fraction hours", "Review will take an additional 1 ¼ hours at $20/hour.", cents(2500)},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := extractFee(normalize(tc.text))
-			switch {
-			case tc.want == nil && got.cents != nil:
-				t.Errorf("fee %d, want none (%s)", *got.cents, got.reason)
-			case tc.want != nil && (got.cents == nil || *got.cents != *tc.want):
-				t.Errorf("fee %v, want %d (%s)", got.cents, *tc.want, got.reason)
-			}
-		})
-	}
-}
-
 func TestQuotedOriginalRequestIsIgnored(t *testing.T) {
 	t.Parallel()
 	reply := `Thanks, we will get back to you within 10 business days.

@@ -13,6 +13,9 @@ type zones struct {
 	body   string // agency's own words, used for classes, fees, facts
 	footer string // portal-system footers (kept for portal URL extraction)
 	notes  []string
+	// quoted, signature, disclaimer: the reply had such a zone (removed
+	// from body).
+	quoted, signature, disclaimer bool
 }
 
 var (
@@ -122,13 +125,22 @@ func split(norm string) zones {
 
 	var kept []string
 	for i, l := range lines {
-		if drop[i] == 0 {
+		switch drop[i] {
+		case 0:
 			kept = append(kept, l)
+		case 'q':
+			z.quoted = true
+		case 's':
+			z.signature = true
+		case 'd':
+			z.disclaimer = true
 		}
 	}
 	body := strings.Join(kept, "\n")
+	body = dropCourtesy(body)
 	if b, n := dropLongQuotes(body); n > 0 {
 		body = b
+		z.quoted = true
 		z.notes = append(z.notes, "ignored long quoted passages (restated request)")
 	}
 	z.body = body
@@ -175,4 +187,17 @@ func dropLongQuotes(s string) (string, int) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), n
+}
+
+// courtesyRe matches a closing courtesy sentence: an offer to answer
+// questions, thanks for patience. It says nothing about the request, and its
+// "please let me know" must not read as a question put to the requester.
+var courtesyRe = regexp.MustCompile(`(?im)(^|[.!?]\s+)[ \t]*((please )?(do not|don't) hesitate\b[^.!?\n]*|(please )?feel free to (contact|call|email|e-mail|reach|get in touch)[^.!?\n]*|(please )?let (me|us) know if (you have|you need|you require|i can|we can|there is|there are|there's)[^.!?\n]*|if you (have|need|require) (any )?(further |other |additional )?(questions|queries|assistance|help|concerns)[^.!?\n]*|should you (have|need|require)[^.!?\n]*(questions|queries|assistance|help)[^.!?\n]*|(i|we) hope (this|the above|that) (helps|is helpful|answers|assists)[^.!?\n]*|thank you (again )?for your (patience|understanding|cooperation|time|interest)[^.!?\n]*)[.!?]?`)
+
+// dropCourtesy removes courtesy sentences from the agency's text.
+func dropCourtesy(s string) string {
+	return courtesyRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := courtesyRe.FindStringSubmatch(m)
+		return sub[1]
+	})
 }

@@ -9,10 +9,16 @@
 //   - jurisdiction-appeals.csv: the administrative appeal each statute
 //     provides after a denial, its body, filing and decision periods
 //     (Appeals).
-//   - corpus/agency-replies/*.json: 42 real agency replies to public-records
-//     requests received by MuckRock in 2023–24, from the public test fixtures
-//     of BoundaryML/gloo-muckrock; each file keeps its "source" attribution.
-//     Used by tests, the demo and `make eval`.
+//   - replies/<set>/*.json: 155 real, labelled agency replies to public-records
+//     requests in three sets from three different places, each with a README
+//     that says where every item comes from and each item keeping its "source"
+//     attribution:
+//     agency-replies (42, MuckRock 2023–24, BoundaryML/gloo-muckrock fixtures),
+//     muckrock-2022 (53, MuckRock API snapshots of palewire/muckrockbot) and
+//     foi-international (60, WhatDoTheyKnow, FragDenStaat and other FOI
+//     replies from the UK, Germany, Western Australia, the EU, Albania and
+//     Brazil). Used to train and score the analyzer, by tests, the demo and
+//     `make eval`.
 package dataset
 
 import (
@@ -21,6 +27,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -28,14 +35,19 @@ import (
 //go:embed jurisdiction-deadlines.csv
 var JurisdictionDeadlinesCSV []byte
 
-//go:embed corpus/agency-replies/*.json
-var corpusFS embed.FS
+//go:embed replies/*/*.json
+var repliesFS embed.FS
 
-// Reply is one labelled agency reply of the corpus. FeeAmount is in dollars as
-// written by the corpus authors (nil when the reply states no fee); code must
-// convert it to integer cents before use.
+// SetNames are the reply sets under replies/, in a fixed order.
+var SetNames = []string{"agency-replies", "muckrock-2022", "foi-international"}
+
+// Reply is one labelled agency reply. FeeAmount is in the major unit of the
+// currency as written by the corpus authors (US dollars in these sets; nil
+// when the reply states no fee); code must convert it to integer cents
+// before use.
 type Reply struct {
-	Name        string   `json:"-"`
+	Name        string   `json:"-"` // file name without .json, e.g. "041"
+	Set         string   `json:"-"` // the set's directory name, "" outside a set
 	Source      string   `json:"source"`
 	Text        string   `json:"text"`
 	Label       string   `json:"label"`
@@ -53,18 +65,77 @@ func (r Reply) FeeCents() *int64 {
 	return &c
 }
 
-// Corpus returns the embedded dev corpus sorted by file name.
-func Corpus() ([]Reply, error) {
-	sub, err := fs.Sub(corpusFS, "corpus/agency-replies")
+// requestRe and communicationRe find a MuckRock request or communication
+// number in a source attribution ("request 120968", "communication id 1498331").
+var (
+	requestRe       = regexp.MustCompile(`\brequest (\d+)\b`)
+	communicationRe = regexp.MustCompile(`\bcommunication id (\d+)\b`)
+)
+
+// Group names the request a reply belongs to, so that several replies within
+// one request stay in the same cross-validation fold (each set's README):
+// the MuckRock request number when the source gives one (API snapshots), the
+// communication when that is all it gives (test fixtures that collect many
+// requests' replies in one file), otherwise the source file (one
+// WhatDoTheyKnow export per request; one fixture per reply), prefixed by the
+// set.
+func (r Reply) Group() string {
+	if m := requestRe.FindStringSubmatch(r.Source); m != nil {
+		return r.Set + ":request " + m[1]
+	}
+	if m := communicationRe.FindStringSubmatch(r.Source); m != nil {
+		return r.Set + ":communication " + m[1]
+	}
+	src := r.Source
+	if i := strings.Index(src, " ("); i >= 0 {
+		src = src[:i]
+	}
+	if i := strings.LastIndex(src, "@"); i >= 0 {
+		src = src[:i]
+	}
+	return r.Set + ":" + src
+}
+
+// Corpus returns the agency-replies set (the MuckRock dev set the demo and
+// benchmarks post) sorted by file name.
+func Corpus() ([]Reply, error) { return Set("agency-replies") }
+
+// Set returns one embedded reply set sorted by file name; an unknown name is
+// an error.
+func Set(name string) ([]Reply, error) {
+	sub, err := fs.Sub(repliesFS, "replies/"+name)
 	if err != nil {
 		return nil, err
 	}
-	return LoadReplies(sub)
+	rs, err := LoadReplies(sub)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", name, err)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("set %s: no replies", name)
+	}
+	for i := range rs {
+		rs[i].Set = name
+	}
+	return rs, nil
+}
+
+// AllReplies returns every embedded set, in SetNames order.
+func AllReplies() ([]Reply, error) {
+	var out []Reply
+	for _, n := range SetNames {
+		rs, err := Set(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }
 
 // LoadReplies reads every *.json reply in fsys (the format of
-// corpus/agency-replies), sorted by name. A file that does not decode, or has
-// no text or label, is an error naming the file.
+// replies/agency-replies), sorted by name. A file that does not decode, or
+// has no text or label, is an error naming the file.
 func LoadReplies(fsys fs.FS) ([]Reply, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {

@@ -40,3 +40,40 @@ func TestFeeCentsRoundsToTheCent(t *testing.T) {
 		}
 	}
 }
+
+func TestReplySetsKeepAttributionAndGroups(t *testing.T) {
+	all, err := AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"agency-replies": 42, "muckrock-2022": 53, "foi-international": 60}
+	got := map[string]int{}
+	for _, r := range all {
+		got[r.Set]++
+		if strings.TrimSpace(r.Source) == "" {
+			t.Errorf("%s/%s has no source", r.Set, r.Name)
+		}
+	}
+	for set, n := range want {
+		if got[set] != n {
+			t.Errorf("set %s has %d replies, want %d", set, got[set], n)
+		}
+	}
+	// Same-request pairs stay in one group (foi-international README).
+	group := map[string]string{}
+	for _, r := range all {
+		group[r.Set+"/"+r.Name] = r.Group()
+	}
+	for _, pair := range [][2]string{{"002", "030"}, {"004", "007"}, {"008", "012"}, {"009", "026"}, {"015", "025"}, {"028", "029"}} {
+		a, b := group["foi-international/"+pair[0]], group["foi-international/"+pair[1]]
+		if a == "" || a != b {
+			t.Errorf("foi-international %s and %s are in groups %q and %q", pair[0], pair[1], a, b)
+		}
+	}
+	if group["muckrock-2022/001"] != group["muckrock-2022/002"] || group["agency-replies/041"] == group["agency-replies/043"] {
+		t.Error("MuckRock replies are grouped by request, fixture replies by communication")
+	}
+	if _, err := Set("no-such-set"); err == nil {
+		t.Error("unknown set accepted")
+	}
+}

@@ -267,7 +267,10 @@ type Analysis struct {
 	Sentiment  Sentiment `json:"sentiment"`
 	// FeeCents is the total fee (or the deposit/minimum payment asked for) in
 	// integer cents; nil when no amount is stated or only a rate is given.
-	FeeCents         *int64        `json:"fee_cents,omitempty"`
+	FeeCents *int64 `json:"fee_cents,omitempty"`
+	// FeeCurrency is the ISO 4217 code of FeeCents ("USD", "GBP", "EUR",
+	// "AUD", …); empty means USD.
+	FeeCurrency      string        `json:"fee_currency,omitempty"`
 	Deadline         *time.Time    `json:"deadline,omitempty"` // estimated completion / response date, UTC midnight
 	TrackingNumber   string        `json:"tracking_number,omitempty"`
 	ConstraintsToAdd []Constraint  `json:"constraints_to_add,omitempty"`
@@ -291,6 +294,12 @@ type Analysis struct {
 	Analyzer string `json:"analyzer"`
 	// Usage is set by LLM-backed analyzers; the engine records it in llm_calls.
 	Usage *LLMUsage `json:"usage,omitempty"`
+	// SecondOpinion is the offline model's analysis of the same reply when
+	// an LLM analyzer gave this one (ANALYZER=openai), kept for the reviewer.
+	SecondOpinion *Analysis `json:"second_opinion,omitempty"`
+	// Disagreement is set when both analyses were confident and named
+	// different classes: a human decides (decide_next_action escalates).
+	Disagreement string `json:"disagreement,omitempty"`
 }
 
 // LLMUsage describes one model call for the llm_calls table.

@@ -250,7 +250,8 @@ func (d *Deps) decideNextAction(ctx context.Context, env Env, s CaseState) (Case
 	}
 	a := s.Analysis
 	in := RouteInput{Class: a.Class, Confidence: a.Confidence, Sentiment: a.Sentiment, Mode: s.AutopilotMode,
-		FeeCents: a.FeeCents, DenialWeak: a.DenialWeak, HasRecords: a.HasRecordsLink || s.HasAttachments,
+		FeeCents: a.FeeCents, FeeCurrency: a.FeeCurrency, Jurisdiction: c.Jurisdiction, Disagreement: a.Disagreement,
+		DenialWeak: a.DenialWeak, HasRecords: a.HasRecordsLink || s.HasAttachments,
 		Portal: c.PortalURL != "", FollowupsSent: c.FollowupCount, InjectionFlags: a.InjectionFlags,
 		Withheld: withholds(a), SenderUnverified: s.SenderUnverified,
 		Appeal: c.Appeal.Kind, Appealed: c.AppealedAt != nil,

@@ -44,6 +44,9 @@ type RouteInput struct {
 	Sentiment      Sentiment
 	Mode           AutopilotMode
 	FeeCents       *int64
+	FeeCurrency    string // ISO 4217 of FeeCents; "" is USD
+	Jurisdiction   string // the case's jurisdiction abbreviation ("US", "TX", "UK", …)
+	Disagreement   string // two confident analyses named different classes
 	DenialWeak     bool
 	Withheld       bool // PARTIAL_DELIVERY: items withheld or exemptions invoked
 	HasRecords     bool // RECORDS_READY: an attachment or download link exists
@@ -139,6 +142,10 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
 			Reasons: []string{"reply could not be classified"}}
 	}
+	if in.Disagreement != "" {
+		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
+			Reasons: []string{"the analyzers disagree: " + in.Disagreement}}
+	}
 	if in.Confidence < p.MinConfidence {
 		return RouteDecision{Action: ActionEscalate, PauseReason: PauseEscalation,
 			Reasons: []string{fmt.Sprintf("%s at confidence %.2f below %.2f", in.Class, in.Confidence, p.MinConfidence)}}
@@ -155,6 +162,11 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 		if in.FeeCents == nil {
 			return RouteDecision{Action: ActionApproveFee, PauseReason: PauseFeeQuote,
 				Reasons: []string{"fee quote without a stated amount"}}
+		}
+		if !FeeRegime(in.Jurisdiction) || in.FeeCurrency != "" && in.FeeCurrency != "USD" {
+			return RouteDecision{Action: ActionApproveFee, PauseReason: PauseFeeQuote,
+				Reasons: []string{fmt.Sprintf("fee of %d cents %s in jurisdiction %q: no US fee regime to accept it under, a human decides",
+					*in.FeeCents, orUSD(in.FeeCurrency), in.Jurisdiction)}}
 		}
 		ok := *in.FeeCents <= p.FeeAutoApproveMaxCents
 		r := fmt.Sprintf("fee %s %s auto-approve limit %s", Cents(*in.FeeCents), map[bool]string{true: "within", false: "over"}[ok], Cents(p.FeeAutoApproveMaxCents))
@@ -241,3 +253,30 @@ func Cents(c int64) string {
 	}
 	return s
 }
+
+func orUSD(c string) string {
+	if c == "" {
+		return "USD"
+	}
+	return c
+}
+
+// usJurisdictions are the jurisdictions whose public-records laws let an
+// agency charge fees before it releases records: federal FOIA
+// (5 U.S.C. 552(a)(4)(A)), the states, DC and the territories.
+var usJurisdictions = map[string]bool{
+	"US": true, "DC": true, "AL": true, "AK": true, "AZ": true, "AR": true, "CA": true, "CO": true, "CT": true,
+	"DE": true, "FL": true, "GA": true, "HI": true, "ID": true, "IL": true, "IN": true, "IA": true, "KS": true,
+	"KY": true, "LA": true, "ME": true, "MD": true, "MA": true, "MI": true, "MN": true, "MS": true, "MO": true,
+	"MT": true, "NE": true, "NV": true, "NH": true, "NJ": true, "NM": true, "NY": true, "NC": true, "ND": true,
+	"OH": true, "OK": true, "OR": true, "PA": true, "RI": true, "SC": true, "SD": true, "TN": true, "TX": true,
+	"UT": true, "VT": true, "VA": true, "WA": true, "WV": true, "WI": true, "WY": true, "PR": true, "GU": true,
+	"VI": true, "AS": true, "MP": true,
+}
+
+// FeeRegime reports whether a fee may be accepted automatically in a
+// jurisdiction: only under a US public-records law. Elsewhere (the UK's FOI
+// Act 2000, whose s.12 refuses over-cost requests rather than charging for
+// them; Germany's IFG; the EU's Regulation 1049/2001) a fee in a reply is
+// unusual enough that a human reads it first.
+func FeeRegime(jurisdiction string) bool { return usJurisdictions[jurisdiction] }

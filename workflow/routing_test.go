@@ -11,7 +11,7 @@ func cents(c int64) *int64 { return &c }
 func TestDecideRoutingTable(t *testing.T) {
 	p := DefaultRoutingPolicy // $50 limit, 0.6 confidence, 4 follow-ups
 	base := func(c Class) RouteInput {
-		return RouteInput{Class: c, Confidence: 0.9, Sentiment: SentimentNeutral}
+		return RouteInput{Class: c, Confidence: 0.9, Sentiment: SentimentNeutral, Jurisdiction: "TX"}
 	}
 	with := func(in RouteInput, f func(*RouteInput)) RouteInput { f(&in); return in }
 	cases := []struct {
@@ -25,6 +25,10 @@ func TestDecideRoutingTable(t *testing.T) {
 		{"extension records only", base(ClassExtension), ActionNone, [3]bool{true, true, true}},
 		{"fee within limit", with(base(ClassFeeQuote), func(i *RouteInput) { i.FeeCents = cents(5000) }), ActionApproveFee, [3]bool{true, false, false}},
 		{"fee over limit", with(base(ClassFeeQuote), func(i *RouteInput) { i.FeeCents = cents(5001) }), ActionApproveFee, [3]bool{}},
+		{"fee in a jurisdiction without a fee regime", with(base(ClassFeeQuote), func(i *RouteInput) { i.FeeCents = cents(1000); i.Jurisdiction = "UK" }), ActionApproveFee, [3]bool{}},
+		{"fee in another currency", with(base(ClassFeeQuote), func(i *RouteInput) { i.FeeCents = cents(1000); i.FeeCurrency = "GBP" }), ActionApproveFee, [3]bool{}},
+		{"fee in dollars stated as USD", with(base(ClassFeeQuote), func(i *RouteInput) { i.FeeCents = cents(1000); i.FeeCurrency = "USD" }), ActionApproveFee, [3]bool{true, false, false}},
+		{"analyzers disagree", with(base(ClassAcknowledgment), func(i *RouteInput) { i.Disagreement = "openai FEE_QUOTE 0.90, offline ACKNOWLEDGMENT 0.85" }), ActionEscalate, [3]bool{}},
 		{"fee without amount", base(ClassFeeQuote), ActionApproveFee, [3]bool{}},
 		{"weak denial", with(base(ClassDenial), func(i *RouteInput) { i.DenialWeak = true }), ActionSendRebuttal, [3]bool{true, false, false}},
 		{"strong denial", base(ClassDenial), ActionSendRebuttal, [3]bool{}},

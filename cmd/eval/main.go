@@ -1,13 +1,24 @@
-// Command eval scores a reply analyzer on a directory of labelled agency
-// replies (the format of dataset/corpus/agency-replies) and prints per-class
+// Command eval scores a reply analyzer on labelled agency replies (the
+// format of dataset/replies/agency-replies) and prints per-class
 // precision/recall/F1, a confusion matrix, accuracy, macro-F1, fee exact
-// match, throughput and the misclassified files with their top reasons. The
+// match, coverage and confident-wrong share at MIN_CONFIDENCE, a reliability
+// table, throughput and the misclassified files with their top reasons. The
 // last line is the stable contract of `make eval` (DESIGN.md "Measuring
 // contracts"):
 //
-//	eval: n=N accuracy=0.NNN macro_f1=0.NNN fee_exact=0.NNN
+//	eval: n=N accuracy=0.NNN macro_f1=0.NNN fee_exact=0.NNN fee_n=N confident_wrong=0.NNN coverage=0.NNN
 //
-// Usage: go run ./cmd/eval -corpus DIR [-analyzer offline|openai] [-passes N]
+// Usage:
+//
+//	go run ./cmd/eval -corpus DIR [-analyzer offline|openai] [-passes N]
+//	go run ./cmd/eval -cv
+//
+// -corpus scores the shipped model (or the OpenAI analyzer) on DIR. -cv scores
+// by cross-validation over the project's corpora (dataset/replies): grouped
+// k-fold, and leave-one-set-out (train on two sets, score the third), each
+// split's model trained by package analysis/training exactly as cmd/train
+// trains the shipped one; one line per split, in the same format with the
+// split appended, and the pooled leave-one-set-out line last.
 //
 // With -analyzer openai the model is configured from OPENAI_BASE_URL,
 // OPENAI_MODEL and OPENAI_API_KEY (read here, in cmd/, and nowhere else).
@@ -39,7 +50,10 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	corpus   string
+	corpus        string
+	cv            bool
+	folds         int
+	minConfidence float64
 	analyzer string
 	passes   int
 	minTime  time.Duration
@@ -49,7 +63,10 @@ type config struct {
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var c config
-	fs.StringVar(&c.corpus, "corpus", "dataset/corpus/agency-replies", "directory of *.json labelled replies")
+	fs.StringVar(&c.corpus, "corpus", "dataset/replies/agency-replies", "directory of *.json labelled replies")
+	fs.BoolVar(&c.cv, "cv", false, "cross-validate over the project's corpora (k-fold and leave-one-set-out) instead of scoring -corpus")
+	fs.IntVar(&c.folds, "folds", 5, "k of the grouped k-fold (-cv)")
+	fs.Float64Var(&c.minConfidence, "min-confidence", analysis.GateConfidence, "MIN_CONFIDENCE: below it a reply goes to a human (coverage, confident_wrong)")
 	fs.StringVar(&c.analyzer, "analyzer", "offline", "offline or openai")
 	fs.IntVar(&c.passes, "passes", 50, "minimum passes over the corpus for the throughput figure (offline)")
 	fs.DurationVar(&c.minTime, "min-time", 500*time.Millisecond, "minimum measuring time for throughput (offline)")
@@ -59,6 +76,15 @@ func parseFlags(args []string) (config, error) {
 	}
 	if c.analyzer != "offline" && c.analyzer != "openai" {
 		return c, fmt.Errorf("unknown -analyzer %q (offline|openai)", c.analyzer)
+	}
+	if c.cv && c.analyzer != "offline" {
+		return c, errors.New("-cv trains the offline model; it cannot be combined with -analyzer openai")
+	}
+	if c.cv && c.folds < 2 {
+		return c, fmt.Errorf("-folds %d: need at least 2", c.folds)
+	}
+	if c.minConfidence < 0 || c.minConfidence > 1 {
+		return c, fmt.Errorf("-min-confidence %v: must be within [0,1]", c.minConfidence)
 	}
 	return c, nil
 }
@@ -83,6 +109,9 @@ func run(ctx context.Context, args []string, out io.Writer, getenv func(string) 
 	if err != nil {
 		return err
 	}
+	if c.cv {
+		return crossValidate(ctx, c, out)
+	}
 	replies, err := dataset.LoadReplies(os.DirFS(c.corpus))
 	if err != nil {
 		return fmt.Errorf("load corpus %s: %w", c.corpus, err)
@@ -94,29 +123,15 @@ func run(ctx context.Context, args []string, out io.Writer, getenv func(string) 
 	if err != nil {
 		return err
 	}
-	rs := make([]result, 0, len(replies))
-	var usage workflow.LLMUsage
-	for _, r := range replies {
-		actx, cancel := context.WithTimeout(ctx, c.timeout)
-		a, err := an.Analyze(actx, workflow.Reply{MessageID: r.Name, Text: r.Text}, workflow.CaseContext{})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("analyze %s: %w", r.Name, err)
-		}
-		if a.Usage != nil {
-			usage.PromptTokens += a.Usage.PromptTokens
-			usage.CompletionTokens += a.Usage.CompletionTokens
-			usage.Attempts += a.Usage.Attempts
-		}
-		res := result{name: r.Name, label: workflow.Class(r.Label), predicted: a.Class, labelFee: r.FeeCents(), fee: a.FeeCents, reasons: a.Reasons}
-		if res.labelFee != nil {
-			res.feeInText = amountInText(r.Text, *res.labelFee)
-		}
-		rs = append(rs, res)
+	rs, usage, err := classify(ctx, an, replies, c.timeout)
+	if err != nil {
+		return err
 	}
-	m := score(rs)
+	m := score(rs, c.minConfidence)
 	fmt.Fprintf(out, "corpus %s: %d replies, analyzer %s\n\n", c.corpus, len(replies), c.analyzer)
 	printReport(out, m, rs)
+	fmt.Fprintln(out)
+	printReliability(out, rs)
 	if c.analyzer == "offline" {
 		perSec, passes := throughput(ctx, an, replies, c.passes, c.minTime)
 		fmt.Fprintf(out, "\nthroughput: %.0f replies/s (single goroutine, %d passes over %d replies)\n", perSec, passes, len(replies))
@@ -127,6 +142,37 @@ func run(ctx context.Context, args []string, out io.Writer, getenv func(string) 
 	}
 	fmt.Fprintln(out, lastLine(m))
 	return nil
+}
+
+// classify runs an over replies (each under timeout) and returns the
+// results and the LLM usage summed.
+func classify(ctx context.Context, an workflow.Analyzer, replies []dataset.Reply, timeout time.Duration) ([]result, workflow.LLMUsage, error) {
+	rs := make([]result, 0, len(replies))
+	var usage workflow.LLMUsage
+	for _, r := range replies {
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		a, err := an.Analyze(actx, workflow.Reply{MessageID: r.Name, Text: r.Text}, workflow.CaseContext{})
+		cancel()
+		if err != nil {
+			return nil, usage, fmt.Errorf("analyze %s: %w", r.Name, err)
+		}
+		if a.Usage != nil {
+			usage.PromptTokens += a.Usage.PromptTokens
+			usage.CompletionTokens += a.Usage.CompletionTokens
+			usage.Attempts += a.Usage.Attempts
+		}
+		name := r.Name
+		if r.Set != "" {
+			name = r.Set + "/" + r.Name
+		}
+		res := result{name: name, label: workflow.Class(r.Label), predicted: a.Class, confidence: a.Confidence,
+			labelFee: r.FeeCents(), fee: a.FeeCents, reasons: a.Reasons}
+		if res.labelFee != nil {
+			res.feeInText = amountInText(r.Text, *res.labelFee)
+		}
+		rs = append(rs, res)
+	}
+	return rs, usage, nil
 }
 
 // throughput classifies the corpus repeatedly (at least passes times and

@@ -16,17 +16,19 @@ func TestScoreMetrics(t *testing.T) {
 	t.Parallel()
 	c := func(v int64) *int64 { return &v }
 	rs := []result{
-		{label: workflow.ClassFeeQuote, predicted: workflow.ClassFeeQuote, labelFee: c(100), fee: c(100)},
-		{label: workflow.ClassFeeQuote, predicted: workflow.ClassDenial, labelFee: c(200), fee: nil},
-		{label: workflow.ClassDenial, predicted: workflow.ClassDenial},
+		{label: workflow.ClassFeeQuote, predicted: workflow.ClassFeeQuote, confidence: 0.9, labelFee: c(100), fee: c(100)},
+		{label: workflow.ClassFeeQuote, predicted: workflow.ClassDenial, confidence: 0.8, labelFee: c(200), fee: nil},
+		{label: workflow.ClassDenial, predicted: workflow.ClassDenial, confidence: 0.5},
 		{label: workflow.ClassNoRecords, predicted: workflow.ClassUnknown},
 	}
-	m := score(rs)
+	m := score(rs, 0.6)
 	if m.n != 4 || m.correct != 2 || m.accuracy != 0.5 {
 		t.Fatalf("accuracy %+v", m)
 	}
-	// FEE: P=1 R=.5 F1=.667; DENIAL: P=.5 R=1 F1=.667; NO_RECORDS: 0 → macro .444
-	if got := lastLine(m); got != "eval: n=4 accuracy=0.500 macro_f1=0.444 fee_exact=0.500" {
+	// FEE: P=1 R=.5 F1=.667; DENIAL: P=.5 R=1 F1=.667; NO_RECORDS: 0 → macro .444.
+	// At 0.6: two replies given a class (coverage .5), one of them wrong
+	// (confident_wrong .25 of all four).
+	if got := lastLine(m); got != "eval: n=4 accuracy=0.500 macro_f1=0.444 fee_exact=0.500 fee_n=2 confident_wrong=0.250 coverage=0.500" {
 		t.Errorf("last line %q", got)
 	}
 	if len(m.labelClasses) != 3 || len(m.predictedOnly) != 1 || m.predictedOnly[0] != workflow.ClassUnknown {
@@ -53,13 +55,13 @@ func TestRunPrintsContractLastLine(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	last := lines[len(lines)-1]
-	if !regexp.MustCompile(`^eval: n=3 accuracy=\d\.\d{3} macro_f1=\d\.\d{3} fee_exact=\d\.\d{3}$`).MatchString(last) {
+	if !lastLineRe.MatchString(last) {
 		t.Fatalf("last line %q", last)
 	}
-	if last != "eval: n=3 accuracy=1.000 macro_f1=1.000 fee_exact=1.000" {
+	if !strings.HasPrefix(last, "eval: n=3 accuracy=1.000 macro_f1=1.000 fee_exact=1.000 fee_n=1 confident_wrong=0.000 coverage=") {
 		t.Errorf("last line %q\n%s", last, out.String())
 	}
-	for _, want := range []string{"confusion", "throughput:", "misclassified: 0", "precision"} {
+	for _, want := range []string{"confusion", "throughput:", "misclassified: 0", "precision", "reliability"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -75,7 +77,42 @@ func TestRunErrors(t *testing.T) {
 	if err := run(context.Background(), []string{"-analyzer", "magic"}, &out, func(string) string { return "" }); err == nil {
 		t.Error("unknown analyzer accepted")
 	}
-	if err := run(context.Background(), []string{"-corpus", "../../dataset/corpus/agency-replies", "-analyzer", "openai"}, &out, func(string) string { return "" }); err == nil {
+	if err := run(context.Background(), []string{"-corpus", "../../dataset/replies/agency-replies", "-analyzer", "openai"}, &out, func(string) string { return "" }); err == nil {
 		t.Error("openai without key accepted")
+	}
+}
+
+var lastLineRe = regexp.MustCompile(`^eval: n=\d+ accuracy=\d\.\d{3} macro_f1=\d\.\d{3} fee_exact=\d\.\d{3} fee_n=\d+ confident_wrong=\d\.\d{3} coverage=\d\.\d{3}( split=\S+)?$`)
+
+// -cv prints one contract line per split, k-fold and each held-out set,
+// and the pooled leave-one-set-out line last.
+func TestCrossValidationLines(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-cv", "-folds", "2"}, &out, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	splits := map[string]bool{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "eval: ") {
+			if !lastLineRe.MatchString(l) {
+				t.Errorf("malformed line %q", l)
+			}
+			if i := strings.Index(l, " split="); i > 0 {
+				splits[l[i+7:]] = true
+			}
+		}
+	}
+	for _, want := range []string{"kfold/1", "kfold/2", "kfold", "loso/agency-replies", "loso/muckrock-2022", "loso/foi-international", "loso"} {
+		if !splits[want] {
+			t.Errorf("no line for split %s", want)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "eval: n=155 ") || !strings.HasSuffix(last, " split=loso") {
+		t.Errorf("last line %q is not the pooled leave-one-set-out line", last)
+	}
+	if !strings.Contains(out.String(), "reliability") {
+		t.Error("no reliability table")
 	}
 }

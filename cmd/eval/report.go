@@ -14,7 +14,10 @@ type result struct {
 	name      string
 	label     workflow.Class
 	predicted workflow.Class
-	labelFee  *int64 // cents
+	// confidence is the analyzer's reported confidence (the calibrated
+	// probability of the predicted class; 0 for UNKNOWN).
+	confidence float64
+	labelFee   *int64 // cents
 	fee       *int64 // cents
 	reasons   []string
 	// feeInText: the labelled fee occurs in the reply text (else no
@@ -49,6 +52,10 @@ type metrics struct {
 	n, correct        int
 	accuracy, macroF1 float64
 	feeN, feeExact    int
+	// covered: replies given a class (not UNKNOWN) at confidence >=
+	// minConfidence; confidentWrong: those of them with the wrong class.
+	covered, confidentWrong int
+	minConfidence           float64
 	feeFalsePositive  int
 	stats             map[workflow.Class]*classStats
 	confusion         map[workflow.Class]map[workflow.Class]int
@@ -59,10 +66,12 @@ type metrics struct {
 func (m metrics) feeExactRate() float64 { return ratio(m.feeExact, m.feeN) }
 
 // score computes accuracy, per-class P/R/F1, macro-F1 over the classes present
-// in the labels, and fee exact match to the cent over replies whose label has
-// a fee.
-func score(rs []result) metrics {
-	m := metrics{n: len(rs), stats: map[workflow.Class]*classStats{}, confusion: map[workflow.Class]map[workflow.Class]int{}}
+// in the labels, fee exact match to the cent over FEE_QUOTE replies whose label
+// states an amount, and, at minConfidence (MIN_CONFIDENCE), coverage (the share
+// of replies given a class at that confidence or more) and confident_wrong
+// (the share of all replies given a wrong class at that confidence or more).
+func score(rs []result, minConfidence float64) metrics {
+	m := metrics{n: len(rs), stats: map[workflow.Class]*classStats{}, confusion: map[workflow.Class]map[workflow.Class]int{}, minConfidence: minConfidence}
 	get := func(c workflow.Class) *classStats {
 		if m.stats[c] == nil {
 			m.stats[c] = &classStats{}
@@ -83,7 +92,13 @@ func score(rs []result) metrics {
 			get(r.label).fn++
 			get(r.predicted).fp++
 		}
-		if r.labelFee != nil {
+		if r.predicted != workflow.ClassUnknown && r.confidence >= minConfidence {
+			m.covered++
+			if r.predicted != r.label {
+				m.confidentWrong++
+			}
+		}
+		if r.labelFee != nil && r.label == workflow.ClassFeeQuote {
 			m.feeN++
 			if r.fee != nil && *r.fee == *r.labelFee {
 				m.feeExact++
@@ -155,6 +170,8 @@ func printReport(w io.Writer, m metrics, rs []result) {
 	}
 	fmt.Fprintf(w, "\naccuracy %.3f (%d/%d), macro-F1 %.3f\n", m.accuracy, m.correct, m.n, m.macroF1)
 	fmt.Fprintf(w, "fee exact %.3f (%d/%d labelled fees); fee set on %d non-fee replies\n", m.feeExactRate(), m.feeExact, m.feeN, m.feeFalsePositive)
+	fmt.Fprintf(w, "at confidence >= %.2f: coverage %.3f (%d/%d given a class), confident wrong %.3f (%d/%d)\n",
+		m.minConfidence, ratio(m.covered, m.n), m.covered, m.n, ratio(m.confidentWrong, m.n), m.confidentWrong, m.n)
 
 	var miss []result
 	for _, r := range rs {
@@ -165,7 +182,11 @@ func printReport(w io.Writer, m metrics, rs []result) {
 	sort.Slice(miss, func(i, j int) bool { return miss[i].name < miss[j].name })
 	fmt.Fprintf(w, "\nmisclassified: %d\n", len(miss))
 	for _, r := range miss {
-		fmt.Fprintf(w, "  %s: label %s, predicted %s\n", r.name, r.label, r.predicted)
+		mark := ""
+		if r.predicted != workflow.ClassUnknown && r.confidence >= m.minConfidence {
+			mark = " (CONFIDENT)"
+		}
+		fmt.Fprintf(w, "  %s: label %s, predicted %s at %.2f%s\n", r.name, r.label, r.predicted, r.confidence, mark)
 		for _, why := range topReasons(r.reasons, 4) {
 			fmt.Fprintf(w, "      %s\n", why)
 		}
@@ -202,16 +223,52 @@ func topReasons(rs []string, n int) []string {
 		if len(out) >= n {
 			break
 		}
-		if strings.HasPrefix(r, "class ") || strings.HasPrefix(r, "best class") || strings.HasPrefix(r, "+") || strings.HasPrefix(r, "no class") || strings.HasPrefix(r, "LLM") || strings.HasPrefix(r, "guard") {
+		if strings.HasPrefix(r, "class ") || strings.HasPrefix(r, "best class") || strings.HasPrefix(r, "+") || strings.HasPrefix(r, "no class") || strings.HasPrefix(r, "the reply is not") || strings.HasPrefix(r, "LLM") || strings.HasPrefix(r, "guard") {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// lastLine is the stable contract line of `make eval`.
+// lastLine is the stable contract line of `make eval` (DESIGN.md "Measuring
+// contracts"; issue 9 added fee_n, confident_wrong and coverage).
 func lastLine(m metrics) string {
-	return fmt.Sprintf("eval: n=%d accuracy=%.3f macro_f1=%.3f fee_exact=%.3f", m.n, m.accuracy, m.macroF1, m.feeExactRate())
+	return fmt.Sprintf("eval: n=%d accuracy=%.3f macro_f1=%.3f fee_exact=%.3f fee_n=%d confident_wrong=%.3f coverage=%.3f",
+		m.n, m.accuracy, m.macroF1, m.feeExactRate(), m.feeN, ratio(m.confidentWrong, m.n), ratio(m.covered, m.n))
+}
+
+// printReliability writes the reliability table of rs: per confidence bin,
+// how many replies were given a class, their mean confidence and the share
+// that was right.
+func printReliability(w io.Writer, rs []result) {
+	type bin struct {
+		n, right int
+		sum      float64
+	}
+	edges := []float64{0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001}
+	bins := make([]bin, len(edges)-1)
+	for _, r := range rs {
+		if r.predicted == workflow.ClassUnknown {
+			continue
+		}
+		for i := range bins {
+			if r.confidence >= edges[i] && r.confidence < edges[i+1] {
+				bins[i].n++
+				bins[i].sum += r.confidence
+				if r.predicted == r.label {
+					bins[i].right++
+				}
+				break
+			}
+		}
+	}
+	fmt.Fprintf(w, "reliability (replies given a class)\n  %-11s %5s %10s %9s\n", "confidence", "n", "predicted", "observed")
+	for i, b := range bins {
+		if b.n == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %.1f–%-7.1f %5d %10.3f %9.3f\n", edges[i], min(edges[i+1], 1), b.n, b.sum/float64(b.n), float64(b.right)/float64(b.n))
+	}
 }
 
 // amountInText reports whether c cents is written in text ("1,234.56",

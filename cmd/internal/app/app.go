@@ -193,7 +193,9 @@ func (a *App) judgement() (workflow.Analyzer, workflow.Drafter, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("openai analyzer: %w", err)
 		}
-		an = o
+		// The offline model reads every reply too; confident
+		// disagreement goes to a human (analysis.SecondOpinion).
+		an = analysis.SecondOpinion{Primary: o, Second: analysis.Offline{}, MinConfidence: c.MinConfidence}
 	}
 	if c.Drafter == "openai" {
 		o, err := analysis.NewOpenAIDrafter(oc)

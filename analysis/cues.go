@@ -1,0 +1,457 @@
+package analysis
+
+import (
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strings"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// rule is one piece of FOIA-domain evidence for a class. Rules run on the
+// lower-cased body (the agency's own words); each rule counts once.
+type rule struct {
+	name   string
+	class  workflow.Class
+	weight float64
+	re     *regexp.Regexp
+	fr     fastRe
+	// negatable rules do not count when the match is preceded closely by a
+	// negation ("no records were withheld", "no redactions").
+	negatable bool
+	// overrides names rules of other classes that a match of this one
+	// cancels where the two overlap: the specific reading beats the
+	// generic one ("forwarded to the relevant department" is internal
+	// routing, not a referral to another agency).
+	overrides []string
+	// gate is, per top-level alternative of the pattern, the literal sets
+	// of its parts: a sentence can match only if, for some alternative, it
+	// holds a literal of every set (a cheap test that spares most regexp
+	// runs).
+	gate [][][]string
+}
+
+const (
+	cAck  = workflow.ClassAcknowledgment
+	cExt  = workflow.ClassExtension
+	cFee  = workflow.ClassFeeQuote
+	cDen  = workflow.ClassDenial
+	cPart = workflow.ClassPartial
+	cRdy  = workflow.ClassRecordsReady
+	cNone = workflow.ClassNoRecords
+	cClar = workflow.ClassClarification
+	cWrng = workflow.ClassWrongAgency
+	cPort = workflow.ClassPortalRedirect
+)
+
+func r(class workflow.Class, w float64, name, pattern string) rule {
+	re := regexp.MustCompile(pattern)
+	return rule{name: name, class: class, weight: w, re: re, fr: newFastRe(re), gate: gateOf(pattern)}
+}
+
+// gateOf derives a rule's gate from its pattern (nil when a part cannot be
+// reduced to literals: no gate).
+func gateOf(pattern string) [][][]string {
+	p, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	p = p.Simplify()
+	for p.Op == syntax.OpCapture {
+		p = p.Sub[0]
+	}
+	alts := []*syntax.Regexp{p}
+	if p.Op == syntax.OpAlternate {
+		alts = p.Sub
+	}
+	var out [][][]string
+	for _, a := range alts {
+		var sets [][]string
+		parts := []*syntax.Regexp{a}
+		if a.Op == syntax.OpConcat {
+			parts = a.Sub
+		}
+		for _, part := range parts {
+			if l := requiredLiterals(part); l != nil {
+				sets = append(sets, l)
+			}
+		}
+		if len(sets) == 0 {
+			return nil // an alternative with no literal: anything may match
+		}
+		out = append(out, sets)
+	}
+	return out
+}
+
+// passes reports whether sentence (lower-cased) can hold a match.
+func (ru *rule) passes(sentence string) bool {
+	if ru.gate == nil {
+		return true
+	}
+alternatives:
+	for _, sets := range ru.gate {
+		for _, set := range sets {
+			found := false
+			for _, lit := range set {
+				if strings.Contains(sentence, lit) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				continue alternatives
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// keyed sets a rule's prefilter keys by hand: literals one of which every
+// match contains, for patterns whose own literals are too common to filter
+// ("please", "will").
+func keyed(x rule, keys ...string) rule {
+	x.fr = fre(x.re.String(), keys...)
+	return x
+}
+
+func over(x rule, names ...string) rule {
+	x.overrides = names
+	return x
+}
+
+func rn(class workflow.Class, w float64, name, pattern string) rule {
+	x := r(class, w, name, pattern)
+	x.negatable = true
+	return x
+}
+
+const agencyWord = `(agency|agencies|department|dept|office|division|bureau|county|city|town|village|police|sheriff|court|clerk|commission|board|district|administration|authority|unit|ministry|state|school|university|college|hospital)`
+
+// rules is the evidence table. Weights: 3–4 a phrase that by itself decides
+// the class, 2–2.5 strong, 1–1.5 supporting, ≤1 weak/boilerplate.
+var rules = []rule{
+	// ACKNOWLEDGMENT
+	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your`),
+	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,3}request|(is|are) in receipt of your|your (\w+ ){0,3}request (has been|was) (received|logged|entered|assigned|opened)`),
+	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
+	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received`),
+	r(cAck, 2.0, "ack.forwarded_internally", `\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
+	r(cAck, 1.5, "ack.will_respond", `\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)`),
+	r(cAck, 0.5, "ack.thanks_for_request", `thank you for (your|submitting|contacting)[^.]{0,40}(request|inquiry)`),
+	r(cAck, 1.0, "ack.out_of_office", `(is|am|are) (out|off|away)( of the office)? (today|this week|until)|out of the office`),
+	r(cAck, 2.0, "ack.logged", `(has|have) (now )?been (logged|registered|recorded|opened)\b|(logged|registered) (as|under) (a|an|the) |(will be|is being) (dealt with|handled|considered|processed) (under|in accordance with) the`),
+	keyed(r(cAck, 1.5, "ack.respond_within", `(must|will|should|aim to|expect to|endeavou?r to) (respond|reply|provide (you with )?(a|our) (response|reply))[^.]{0,40}within (\d+|[a-z]+)( \(\d+\))? (working |business |calendar )?days|(you )?should (expect to )?receive (a|our) (response|reply)`), "within", "should receive", "should expect"),
+	r(cAck, 2.0, "ack.automatic_reply", `\b(automatic|automated|auto-?generated) (reply|response|acknowledg\w*|receipt|confirmation)|\bauto-?reply\b|this (is an|is a) (automatic|automated) `),
+	over(r(cAck, 2.0, "ack.passed_to_department", `(passed|forwarded|sent|referred|allocated|assigned) (your (request|e-?mail|enquiry) |it |this )?(on )?to the (relevant|appropriate|correct|responsible) (department|service|team|officer|section|person|staff|division|unit)`), "wrong.referred"),
+	r(cAck, 1.5, "ack.duplicate_request", `(identical|duplicate|same as) (to )?(a |your )?(previous|earlier|prior|existing) request|already (been )?(received|logged|submitted) (a|this|your) request`),
+	r(cAck, 1.5, "ack.received_your", `\b(received|receipt)\b[^.!?\n]{0,60}\b(your|the|this)\b[^.!?\n]{0,30}\b(request|application|e-?mail|message|correspondence|enquiry|inquiry)\b`),
+	r(cAck, 1.5, "ack.will_act", `\bwill (determine|review|process|respond|provide|notify|contact|forward|coordinate|search|gather|compile|be (in touch|reviewing|processing|responding|contacting))\b`),
+	r(cAck, 1.0, "ack.status_check", `\b(check|track|view|monitor) the (status|progress)\b|status of (your|the|this) request`),
+
+	// EXTENSION
+	rn(cExt, 2.5, "ext.extension", `\bextension\b|\bextend(ed|ing)? (the )?(time|deadline|response|due date|period|date)`),
+	r(cExt, 2.0, "ext.additional_time", `(additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(days|weeks|months|time)\b[^.]{0,40}(will be |is |are )?(required|needed|necessary)|(need|require|requires|needs)( an)? (additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(time|days|weeks)`),
+	r(cExt, 1.5, "ext.anticipated_response", `(anticipate|expect|estimate)[^.]{0,30}(response|decision|determination|completion|to (respond|complete|provide))[^.]{0,20}(by|on or before|no later than|on)`),
+	r(cExt, 2.5, "ext.unusual_circumstances", `unusual circumstances`),
+	r(cExt, 2.5, "ext.estimated_date", `estimated (date of )?(completion|response|production|release|delivery)( date)?|(anticipated|expected|projected|target) (completion|response|production|release) date|(updated|revised|new) (estimated |estimate[sd]? )?(completion|due|response) date`),
+	r(cExt, 2.0, "ext.queue_position", `(requests?|cases?) ahead of (yours|your request|you)|(backlog|complex (\w+ )?queue)`),
+	r(cExt, 1.5, "ext.takes_duration", `(take|require|need|be completed in|completed within|complete within|ready in|available in) (approximately |about |an estimated |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)( \(\d+\))? (more )?(business |working |calendar )?(days|weeks|months|years)`),
+	r(cExt, 1.0, "ext.statute_extension", `7922\.535|6253\(c\)|552\(a\)\(6\)\(b\)|15\.235\(2\)`),
+	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time`),
+	r(cExt, 2.0, "ext.cannot_meet_deadline", `(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)`),
+	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
+	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
+	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
+	r(cExt, 2.5, "ext.adjust_date", `\b(adjust|change|move|push|revise|update|extend)\b[^.!?\n]{0,30}\b(estimated|completion|due|response) date`),
+
+	// FEE_QUOTE
+	r(cFee, 2.5, "fee.estimate", `(fee|cost|charge|price) estimate|estimated (fees?|costs?|charges?|amount|total)|estimates? (of )?(the |that the )?(fees?|costs?|charges?)|(cost|fee) (breakdown|justification)|breakdown of the (fee|cost)s?`),
+	r(cFee, 2.0, "fee.invoice", `\binvoice`),
+	r(cFee, 1.5, "fee.deposit", `\bdeposit\b`),
+	r(cFee, 2.0, "fee.prepay", `pre-?pay|prepayment|advance payment|payment (is |will be )?required|payment (must|should) be (made|received)`),
+	r(cFee, 2.0, "fee.payable", `(checks?|money orders?) (\w+ ){0,2}(made )?payable|make (your |the )?(check|payment) payable|remit (a |the |your )?(check|payment)|please (mail|send|remit) (your |the )?payment|pay (by|with|via|using) (check|credit|card|money order)|(credit card|payment) (can be|may be) (taken|made)`),
+	r(cFee, 2.5, "fee.payment_status", `(not|n't|have not|has not|haven't) (yet )?received (any |your |the )?payment|(until|once|upon|after|when) (the |your )?(payment|invoice|fee|deposit)s? (is |are |has been |have been )?(received|paid|made)|receipt of (your |the )?(payment|deposit|fees?)|(invoice|fee|balance) (is |has been )?paid in full`),
+	r(cFee, 1.5, "fee.proceed", `(wish|like|want|willing|agree|decide) to (proceed|pay|accept|move forward)|whether you (agree|wish|want|would like)|agree to (this|the|these) (fee|amount|cost|charge)s?|accept the charges`),
+	r(cFee, 1.0, "fee.labor", `labor (costs?|rate|charges?)|special service charge|search (fee|time|charges?)|(duplication|copying|copy|programming|research|processing) (fees?|charges?|costs?)|hourly rate|staff time`),
+
+	// DENIAL
+	rn(cDen, 3.5, "denial.denied", `(request|it|access|disclosure|appeal)([^.]{0,60}?)? (is|has been|was|are|were|must be|will be) (hereby |respectfully |therefore )?(denied|rejected|declined)|(must|hereby|respectfully|therefore) (deny|denies|decline|declines)|(deny|denying) (your|the|this) (request|access)`),
+	rn(cDen, 1.0, "denial.word", `\bdenial\b|\bdenied\b`),
+	rn(cDen, 2.0, "denial.refuse", `\b(refuse|refuses|refused|refusing)\b|\brefusal( notice| of (the|your) request)?\b`),
+	r(cDen, 3.0, "denial.vexatious", `\bvexatious\b|section 14\b|repeated request|manifestly unreasonable`),
+	r(cDen, 3.0, "denial.ncnd", `neither confirm nor deny|(cannot|can not|will not|won't) confirm (or|nor) deny|glomar`),
+	keyed(rn(cDen, 2.0, "denial.cannot_disclose", `(we|i|the (council|department|agency|office|city|county|authority)) (are|am|is|will be) (withholding|not (able to )?(disclose|disclosing|release|releasing|provide|providing)) (this|the|that|these|those|any|all)|(cannot|can not|unable to|will not|won't) (disclose|release|provide|supply) (this|the|that|these|those|any|all|copies)( of)? (information|records|documents|data|material)`), "withholding", "not ", "cannot", "can not", "unable", "won't"),
+	r(cDen, 1.5, "denial.cost_limit", `(exceed|exceeds|exceeded|exceeding|beyond|over) the (appropriate|cost|fees?) limit|appropriate limit|section 12\b|cost of compliance`),
+	r(cDen, 2.0, "denial.exempt_section", `(is|are|be|been) (considered |deemed )?exempt (from disclosure )?(under|by virtue of|in accordance with|pursuant to) (section|s\.|regulation|reg\.|exemption|article)`),
+	r(cDen, 2.0, "denial.active_investigation", `(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)[^.!?\n]{0,80}\b(exempt|withh\w*|not (be )?(released|disclosed)|deny|denied)`),
+	rn(cDen, 2.0, "denial.exempt", `(not subject to|exempt(ed)? from|prohibited from|protected from) (public )?(disclosure|release|production|inspection)|(is|are) (confidential|privileged) (and|under|pursuant|by law)|(is|are) (generally )?exempt (under|pursuant|by|as|because|since)`),
+	r(cDen, 3.0, "denial.withheld_in_full", `withh(eld|olding) (\w+ ){0,3}in (its|their) entirety|withh(eld|olding) (\w+ ){0,3}in full|(release|disclose|produce) (no|none of the) (records|documents)`),
+	r(cDen, 2.5, "denial.not_required", `not (required|obligated) to (respond|provide|produce|disclose|release|answer|comply)`),
+	r(cDen, 2.0, "denial.will_not", `(will|shall|would) not (be )?(receiving|releasing|release|providing|provide|disclosing|disclose|producing|produce|fulfill|process)`),
+	r(cDen, 3.0, "denial.at_an_end", `(responsibility|obligation|duty)[^.]{0,80}(is|are) at an end`),
+	r(cDen, 1.0, "denial.court_remedy", `(institute|file|bring|commence) an? (action|suit|petition)|declaratory[^.]{0,30}relief`),
+	r(cDen, 3.0, "denial.appeal_missed", `(missed|passed|expired|past) (the )?(deadline|time|period) (to|for) (file )?(an )?appeal|appeal (period|deadline|window) (has )?(passed|expired)`),
+	r(cDen, 1.5, "denial.closed", `(consider|considered|deem|deemed) (the|this|your) (matter|request|case) (closed|concluded|resolved)|(matter|request) is (now )?closed`),
+	r(cDen, 1.0, "denial.appeal_rights", `(you may|right to|may file an?|may submit an?|you can) (administratively )?appeal|appeals? officer`),
+	r(cDen, 2.0, "denial.previously_declined", `(already|previously) (been )?(denied|declined|rejected)|same response`),
+	r(cDen, 3.5, "denial.no_records_but_exempt", `(no|any) (\w+ ){0,3}records[^.]{0,60}(except|other than|apart from) (for )?(those|records|documents)[^.]{0,30}exempt`),
+	r(cDen, 2.5, "denial.out_of_state", `(out-of-state|non-?resident|not a (citizen|resident)) (requester|requestor|citizen|resident)`),
+
+	// PARTIAL_DELIVERY
+	r(cPart, 2.5, "partial.installment", `(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(st|nd|rd|th)|next|rolling|partial|interim|initial) (production|installment|release|batch|set|tranche|disclosure) of`),
+	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche)|(more|additional|remaining) (records|materials|documents)[^.]{0,30}(to follow|will follow|will be (released|provided|produced))|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
+	r(cPart, 3.0, "partial.in_part", `grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|partial (release|grant|denial|response)|in part and denied`),
+	rn(cPart, 1.5, "partial.redacted", `\bredact(ed|ions?)\b`),
+	rn(cPart, 1.5, "partial.withheld", `\bwithh(eld|olding)\b`),
+	r(cPart, 1.0, "partial.not_yet_available", `(is|are) not (yet )?available (for|until)|not (yet )?available until`),
+	r(cPart, 3.0, "partial.some_withheld", `(some|part of the|certain|parts of the|portions of the|elements of the|some of the) (information|records|documents|details|data|material|emails|pages)[^.]{0,60}(withheld|redacted|removed|exempt|not (been )?(disclosed|released|provided|included))`),
+	r(cPart, 2.0, "partial.personal_data_removed", `section 40\(2\)|regulation 13\b|(personal|third[- ]party) (data|information|details)[^.]{0,60}(withheld|redacted|removed|not (been )?(disclosed|included))|(names|contact details|signatures|personal details)[^.]{0,40}(have been |were |are )?(withheld|redacted|removed)`),
+	r(cPart, 2.0, "partial.remainder", `(remaining|rest of the|other parts? of (your|the) request|remainder of (your|the) request)[^.]{0,80}(will (be )?(follow|provide|send|release)|to follow|not held|exempt|withheld)|(we are|still) (currently )?collating (all )?(further|the remaining|the rest)`),
+
+	// RECORDS_READY
+	r(cRdy, 2.5, "ready.attached_records", `(attached|enclosed)( please find| are| is| you will find|,)? (the |your |all )?(\w+ )?(responsive |requested )?(records|documents|files|materials|emails|reports|photos|video|footage|data)\b|(records|documents|files|materials)( responsive to (your|this) request)? (are|is|have been) (attached|enclosed)|please (find|see) (the )?(attached|enclosed) (records|documents|files)|documents attached to the e-?mail`),
+	r(cRdy, 2.0, "ready.download", `(files?|records?|documents?) (are |is )?(now )?available (for you )?(to|for) (download|pick ?up|review)|available for download|ready for (pick ?up|download|release|collection)|(download|access) (the |your )?(records|files|documents)`),
+	rn(cRdy, 3.0, "ready.completed", `(request|it) (has been|is|was|have been) (completed|fulfilled|satisfied)|completed (your|the|this) request|request (is )?complete\b`),
+	r(cRdy, 2.0, "ready.link", `(via|through|using|in|at) (a|the) (sharefile|share ?file|dropbox|box|google drive|onedrive|sharepoint|secure|download|file ?share)( link)?|use the links? (below|above) to (access|download|view)|in the share with`),
+	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)`),
+	r(cRdy, 1.0, "ready.sent", `(sent|mailed|provided|emailed|delivered|shipped) (out )?to you`),
+	keyed(r(cRdy, 2.0, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|(?m)^\s*(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
+	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) (the |a |all |copies of |copy of |our )?(information|records|documents|data|copies|spreadsheet|report|file|response)|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
+	r(cRdy, 2.0, "ready.published_elsewhere", `(publicly |freely )?available (on|at|from|via|through) (our|the|its) (website|web site|open data|link|webpage|web page)|published (on|at|in) (our|the) (website|web site|annual report)|section 21\b|reasonably accessible (to you )?by other means|(can|may) be (found|accessed|viewed|downloaded) (on|at|via|from) (our|the) (website|link|following)`),
+	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
+	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
+	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
+
+	// NO_RECORDS
+	rn(cNone, 3.0, "norecords.none_found", `no (\w+ ){0,2}(records|documents|files|emails|data)( were| was| have been| could be)? (found|located|identified|exist|responsive)|no responsive (records|documents)|no such (records|documents)|no records (exist|were located)`),
+	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information)`),
+	r(cNone, 2.5, "norecords.does_not_have", `(does|do|did) not (have|maintain|possess|keep|retain|hold|create|collect) (any )?(\w+ ){0,3}(records|documents|files|data|information|database|lists?|logs?)( (responsive|that|which|related|regarding|pertaining|containing))?`),
+	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports|lists|logs|information)`),
+	r(cNone, 2.5, "norecords.not_in_possession", `not in (the )?(possession|custody)|(not|no longer) (\w+ )?(in|within) (our|its|the \w+'s) (possession|custody|control)`),
+	r(cNone, 2.5, "norecords.search_negative", `search[^.]{0,60}(yielded|produced|returned|revealed|resulted in) no|(found|located|identified) no (\w+ )?(records|documents)|would not have (any )?records|(records|documents) (do|does) not exist`),
+	r(cNone, 1.0, "norecords.destroyed", `\b(expunged|purged|destroyed)\b|retention (period|schedule)`),
+	r(cNone, 3.0, "norecords.not_held", `(do|does|did) not hold (any |the |this |that |such |some |all )?(information|records|data|details|documents|files)|(information|data|records?|documents?|details) (is|are|was|were) not held|\bnot held by (the|this|our)|information not held|(hold|holds|held) no (information|records|data|documents)|no (information|data|records) (is|are|was|were) held`),
+	r(cNone, 2.0, "norecords.not_exist", `12\(4\)\(a\)|section 26\b|(do|does|did) not exist|(is|are|was|were) not (recorded|collected|kept|captured|created|compiled|retained)|(we|the (council|department|agency|city)) (do|does|did) not (record|collect|keep|capture|compile|retain|automate|use|track)`),
+	r(cNone, 2.5, "norecords.no_responsive", `\bno\b[^.!?\n]{0,40}\b(responsive|records?|documents?|information|e-?mails?|files?|data)\b[^.!?\n]{0,40}\b(found|located|identified|exist|held|available)\b`),
+
+	// CLARIFICATION_REQUEST
+	rn(cClar, 2.5, "clarify.clarify", `\bclarif(y|ying|ication)\b`),
+	r(cClar, 2.0, "clarify.narrow", `\bnarrow(ing)? (\w+ )?(request|scope|search)|more specific|be specific|\bspecify\b|reasonably describe|additional (details|information) (about|regarding|on|to)`),
+	r(cClar, 2.5, "clarify.too_broad", `overly broad|unreasonably burdensome|too broad|not specific enough|insufficient (detail|description|information)|does not (reasonably )?describe|not a valid request|unduly burdensome`),
+	r(cClar, 2.5, "clarify.on_hold", `(held in abeyance|on hold|paused|tolled) pending (a |your )?(response|clarification|reply)|(we|i) (need|require) (additional|more|further) information|(need|require) (you to|your) (provide|confirm|clarify)`),
+	r(cClar, 2.0, "clarify.decision", `(would you like|do you want|do you wish|please (indicate|tell us|let us know) which|which (of|option|records|one))|(reply|respond|let (me|us) know)[^.]{0,30}with (that|your) (decision|choice|answer|preference)|if you would like[^.]{0,120}(reply|respond|let me know|let us know|advise)`),
+	r(cClar, 2.0, "clarify.confirm", `(verify|confirm) (the|your|this|that|above)[^.]{0,40}(e-?mail|address|identity|receipt|request|information)|(confirm|advise)[^.]{0,20}(whether|if|that) you (did not |have |had |still )?(receive|received|want|wish|would)|please (advise|confirm)\b`),
+	keyed(r(cClar, 1.0, "clarify.please_reply", `please,? (reply|respond|let (me|us) know)|let me know\.?$|test (e-?mail|message)`), "please", "let me know", "test e", "test m"),
+	r(cClar, 2.0, "clarify.options", `(if you would like|would you like|do you want|if you prefer|if you wish|if you'd like)[^.]{0,60}(formal|instead|new request|narrow|letter|response)|(or|alternatively),? you (may|can|could) (submit|file|send|narrow|revise|resubmit)`),
+	r(cClar, 1.0, "clarify.abandon", `no longer interested|administratively close|(assume|consider)[^.]{0,40}(withdrawn|abandoned|no longer)`),
+	r(cClar, 2.5, "clarify.could_you", `(could|can|would|will) you (please |kindly )?(clarify|confirm|specify|explain|provide|let (us|me) know|tell (us|me)|indicate|advise)|please (clarify|specify|confirm|explain|indicate|let (us|me) know) (which|what|whether|if|the|your|exactly)|before we (can )?(process|proceed|progress|deal with|begin|continue)|in order (for us )?to (process|progress|locate|identify|proceed)`),
+	r(cClar, 2.5, "clarify.identity", `(your )?full (name|legal name)|(not|isn't|is not) a valid request|section 8\b|proof of (identity|address)|(photo|government[- ]issued) id(entification)?`),
+	keyed(r(cClar, 2.0, "clarify.still_wanted", `(do you |if you )?(still )?(wish|want|require|need) (us )?to (proceed|continue|pursue)|whether you (still )?(wish|want|require|need)|(reduce|refine|narrow|limit) (the (scope|time ?frame|date range) of )?your request|(submit|make|send) (a )?(new|narrower|refined|revised) request|advice and assistance`), "proceed", "continue", "pursue", "still", "narrow", "refine", "reduce", "limit", "new request", "revised request", "advice and assistance"),
+	r(cClar, 2.5, "clarify.what_you_need", `what (you are|you're|you were) (looking|asking) for|not sure what you (need|want|mean|are)|(to|must|need to|in order to) perfect (the|your|this) request|(a )?fix is required`),
+	r(cClar, 1.5, "clarify.question", `\b(would|could|do|did|can|are|is|will) you\b[^.!?\n]{0,120}\?`),
+
+	// WRONG_AGENCY
+	rn(cWrng, 3.5, "wrong.not_custodian", `not the (proper |correct |appropriate |official |right |legal )?(custodian|agency|office|department|holder|keeper|entity|records custodian)`),
+	r(cWrng, 3.0, "wrong.should_go_to", `(request|it|inquiry|this)( should| must| needs to| would need to)( be)? (go|goes|sent|directed|redirected|submitted|addressed|made|filed|forwarded|routed) (directly )?to`),
+	r(cWrng, 2.5, "wrong.maintained_by_other", `(records?|files?|information|documents?) (are|is) (maintained|held|kept|created|generated|owned) by (the|another|a different|a separate)|(are|is) not maintained by (the|our|this)|(another|a different|a separate) (agency|department|office|entity)`),
+	r(cWrng, 2.0, "wrong.contact_other", `(contact|reach out to|direct your request to|submit your request to|send your request to|file your request with|make your request (to|with)) the ([\w.'&-]+ ){0,6}`+agencyWord),
+	r(cWrng, 2.5, "wrong.jurisdiction", `(outside|not within|beyond) (the |our |this )(\w+ )?(jurisdiction|purview|authority)|(does|do) not fall (under|within)`),
+	r(cWrng, 2.5, "wrong.referred", `(forwarded|referred|transferred|redirected|rerouted) (your request |this request |the request |it )?to (the )?([\w.'&-]+ ){0,6}`+agencyWord),
+	r(cWrng, 1.0, "wrong.does_not_apply", `(does|do) not apply to (the|this|our) (court|office|agency|entity)`),
+	r(cWrng, 2.5, "wrong.held_by_other", `(is|are|would be) (held|maintained|kept|managed|operated|issued|run|owned|administered|responsible) by (the |a |an )?(other|([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|partnership|office|trust|school|schools|board|commission|providers?)|police|county|state|city|federal)|(another|a different|a separate|the relevant|the appropriate) (public )?(body|authority|organisation|organization)`),
+	keyed(r(cWrng, 2.5, "wrong.not_our_remit", `(is|are|falls?) (not )?(the )?(responsibility|remit|within the remit|a matter) (of|for) (the )?[a-z]|not (a |an )?(council|department|agency|city|county|our) (responsibility|function|matter)|this is not us\b|(we are|we're) not (the )?(right|correct|appropriate|responsible) (body|authority|organisation|organization|agency|office)|(request|enquiry|inquiry) (is|was) (for|about) (records|information) (from|of|held by) (another|a different|[a-z]+ (council|police|county|city|agency))`), "responsib", "remit", "matter", "not us", "not the right", "not the correct", "not the appropriate", "function", "request is for", "request was for", "enquiry is for", "inquiry is for", "request is about", "request was about"),
+	r(cWrng, 2.0, "wrong.make_request_to", `(make|submit|send|direct|address|file) (a |an |your )?(foi |freedom of information |records |public records |open records )?(request|enquiry|inquiry|application) (to|with) (them|the ([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|office|board|school|schools))|(contact|write to) (them|the ([a-z'-]+ ){1,3}(police|council|partnership|county|city|agency|authority|school|schools)|[a-z]+ (city|county|council|police)|schools?) (directly|at|by|on|via|to request)`),
+	r(cWrng, 3.0, "wrong.sent_in_error", `(sent|mailed|addressed|reached|came to|directed) (us |this office |me |our office )?(in error|to the wrong|by mistake)|\bwrong (address|agency|office|department|public body|authority)\b`),
+
+	// PORTAL_REDIRECT
+	r(cPort, 3.0, "portal.submit_via", `(submit|file|make|enter|place|resubmit)( a| your| an| the)?( new| open| public)?( \w+)?( records?)? requests? (through|via|using|on|in|at|online through) (the|our|this) [^.]{0,40}(portal|system|website|online|center|link|web ?site)|requests? (must|need to|should|can only) be (submitted|made|filed|entered) (through|via|online|using|on)|(only|no longer) accept[^.]{0,30}(through|via|portal|online)`),
+	r(cPort, 2.5, "portal.new_request_link", `(link|portal|website)[^.]{0,60}(make|submit|file|create|open)( a| an)?( new)?( \w+)?( records?)? (request|account)|create an account|request (a )?temporary password|login id|user ?name and password`),
+	r(cPort, 2.5, "portal.login", `(log ?in|sign ?in|logging in|register|registering|registered)( to| with| into| at| on)? (the|our|your) [^.]{0,40}(portal|center|system|account)`),
+	r(cPort, 1.5, "portal.track", `track (the )?(progress|status) of (your|this|the) request|(public|open) records (portal|center)|records request (portal|center)|online portal`),
+	r(cPort, 1.0, "portal.use_link", `(use|utilize|go to|click|visit) the (below |above |following )?(link|portal|url|website)`),
+	keyed(r(cPort, 2.0, "portal.online_form", `(use|complete|fill (in|out)|submit) (the|our|an) (online|web|electronic) (form|portal|request form)|(via|through|using) (the|our) (online|web) (form|portal|request system)|(no longer|do not|don't|cannot|can not) accept[^.]{0,40}(e-?mail|requests|submissions)`), "online", "web", "electronic", "accept"),
+	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request|submit (it|your request|the request) (again|through|via|on|using)`),
+}
+
+// negationRe and hypotheticalRe, matched just before a negatable rule's
+// match, cancel it: "no records were withheld", "if any records are
+// withheld", "a formal no records found letter".
+var (
+	negationRe     = regexp.MustCompile(`\b(no|not|nothing|none|never|without|neither|nor|zero)\b[^.;:\n]{0,25}$`)
+	hypotheticalRe = regexp.MustCompile(`\b(if|whether|unless|in the event|should any|formal|to the extent|may|might)\b[^.;:\n]{0,40}$`)
+	// appealCtxRe marks appeal-rights boilerplate; evidence inside such a
+	// sentence counts for little ("appeal to the head of the public body
+	// denying the request").
+	appealCtxRe = regexp.MustCompile(`appeal|ogis|dispute resolution|public liaison|judicial review|internal review|information commissioner|\bico\b|dissatisfied|re-use|complaint`)
+)
+
+// appealExempt rules are about appeal rights themselves.
+var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_missed": true, "denial.court_remedy": true, "denial.closed": true}
+
+// scoreRules runs the cue table over the lower-cased body (ix indexes it).
+// A cue's pattern runs only on the sentences that hold one of its literal
+// keys (every match contains one), so a reply costs a few sentence scans
+// per cue rather than a scan of the whole text; cues without keys scan the
+// whole text. A cue counts once, at its first match that is not negated.
+func scoreRules(ix *bigramIndex, body string) []evidence {
+	var out []evidence
+	lower := ix.text
+	sents := sentenceSpans(lower)
+	var pos []int
+	for i := range rules {
+		ru := &rules[i]
+		keys := ru.fr.keys
+		if keys == nil {
+			keys = ru.fr.prefix
+		}
+		var spans [][2]int
+		if keys == nil || ru.fr.anchored {
+			spans = [][2]int{{0, len(lower)}}
+		} else {
+			pos = pos[:0]
+			for _, k := range keys {
+				pos = ix.positions(k, pos)
+			}
+			spans = spansOf(sents, pos)
+		}
+		if e, ok := firstCue(ru, lower, body, spans); ok {
+			out = append(out, e)
+		}
+	}
+	return dropOverlaps(out)
+}
+
+// firstCue returns the first match of ru within spans that is not negated.
+func firstCue(ru *rule, lower, body string, spans [][2]int) (evidence, bool) {
+	for _, sp := range spans {
+		if !ru.passes(lower[sp[0]:sp[1]]) {
+			continue
+		}
+		for _, m := range ru.re.FindAllStringIndex(lower[sp[0]:sp[1]], 8) {
+			m0, m1 := m[0]+sp[0], m[1]+sp[0]
+			pre := lower[max(0, m0-50):m0]
+			if ru.negatable && (negationRe.MatchString(pre) || hypotheticalRe.MatchString(pre)) {
+				continue
+			}
+			w := ru.weight
+			if !appealExempt[ru.name] && appealCtxRe.MatchString(sentenceAround(lower, m0, m1)) {
+				w = round2(w * 0.3)
+			}
+			return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0}, true
+		}
+	}
+	return evidence{}, false
+}
+
+// maxSentence bounds the span a cue scans around a key: an OCR'd table or a
+// run-on paragraph counts as sentences of at most this many bytes.
+const maxSentence = 400
+
+// sentenceSpans splits lower into sentences: a ".", "!", "?" or ";"
+// followed by a space, or a line break, ends one.
+func sentenceSpans(lower string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(lower); i++ {
+		c := lower[i]
+		end := c == '\n' || (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(lower) || lower[i+1] == ' ' || lower[i+1] == '\n')
+		if end || i-start >= maxSentence && c == ' ' {
+			out = append(out, [2]int{start, i + 1})
+			start = i + 1
+		}
+	}
+	if start < len(lower) {
+		out = append(out, [2]int{start, len(lower)})
+	}
+	return out
+}
+
+// spansOf returns, ascending and without repeats, the sentences that hold
+// the offsets pos (which it sorts).
+func spansOf(sents [][2]int, pos []int) [][2]int {
+	sort.Ints(pos)
+	var out [][2]int
+	j := 0
+	for _, p := range pos {
+		for j < len(sents) && sents[j][1] <= p {
+			j++
+		}
+		if j == len(sents) {
+			break
+		}
+		if n := len(out); n == 0 || out[n-1] != sents[j] {
+			out = append(out, sents[j])
+		}
+	}
+	return out
+}
+
+// dropOverlaps keeps, of two cues for the same class whose matches overlap,
+// the heavier one: two phrasings of one sentence are one piece of evidence
+// ("do not hold the information" is both norecords.does_not_have and
+// norecords.not_held). A cue that another overlapping cue overrides is
+// dropped too.
+func dropOverlaps(ev []evidence) []evidence {
+	out := ev[:0]
+	for i, e := range ev {
+		keep := true
+		for j, o := range ev {
+			if i == j || o.start < 0 || e.start < 0 {
+				continue
+			}
+			overlap := o.start < e.start+len(e.snippet) && e.start < o.start+len(o.snippet)
+			if !overlap {
+				continue
+			}
+			if o.class == e.class && (o.weight > e.weight || o.weight == e.weight && j < i) || overrides(o.name, e.name) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func hasEvidence(ev []evidence, prefix string) bool {
+	for _, e := range ev {
+		if strings.HasPrefix(e.name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(ev []evidence, names ...string) bool {
+	for _, e := range ev {
+		for _, n := range names {
+			if e.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// overrides reports whether rule a cancels an overlapping match of rule b.
+func overrides(a, b string) bool {
+	for i := range rules {
+		if rules[i].name == a {
+			for _, n := range rules[i].overrides {
+				if n == b {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}

@@ -1,0 +1,375 @@
+package analysis
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Feature is one named input of the reply model, with the text it came from.
+// Names are namespaced by where they come from:
+//
+//	w:<word>          a word of the agency's own text (numbers read "#")
+//	b:<word>_<word>   two adjacent words of the agency's own text
+//	a:<word>          a word of an attachment's file name
+//	cue:<rule>        a FOIA phrase family matched in the agency's text (cues.go)
+//	lead:<rule>       the same, in the reply's opening sentences
+//	x:<fact>          an exact extractor's finding (fee amount, exemption
+//	                  citation, portal, download link, …)
+//	z:<zone>          the reply has such a zone (quoted message, signature,
+//	                  confidentiality footer, portal-system footer)
+//
+// Quoted earlier messages, restated request letters, signatures,
+// confidentiality footers and portal-system footers contribute only their
+// z: indicator, so text in them cannot outvote the agency's own sentence.
+type Feature struct {
+	Name  string
+	Value float64
+	// Span is the text the feature came from (a slice of the agency's
+	// text, or a fact such as "$237.50"); empty for zone indicators.
+	Span string
+	// Start is where Span starts in the agency's text, -1 when it is not a
+	// slice of it.
+	Start int
+}
+
+// leadBytes is how much of the agency's text counts as its opening: the
+// sentence that says what the reply is usually comes first.
+const leadBytes = 400
+
+// reading is one reply prepared for the model: its zones, what the exact
+// extractors found, the cue evidence and the features.
+type reading struct {
+	z            zones
+	body         string // the agency's own words, subject first when it says something
+	lower        string // unwrapLines(asciiLower(body))
+	lix, bix     *bigramIndex
+	fee          feeResult
+	exemptions   []string
+	portalURL    string
+	portalVendor string
+	hasLink      bool
+	linkWhy      string
+	ev           []evidence
+	attachments  []string // file names: the message's, then "[Attachments: …]" lines
+	english      bool
+	feats        []Feature
+	notes        []string
+}
+
+// attachmentsLineRe is the "[Attachments: a.pdf, b.pdf]" line some archives
+// put where a message's attachments were.
+var attachmentsLineRe = regexp.MustCompile(`(?im)^\s*\[attachments?:\s*([^\]\n]*)\]\s*$`)
+
+// read normalizes reply, splits its zones, runs the exact extractors and
+// the cue table, and builds the model's features.
+func read(reply workflow.Reply, text string, subjectBytes int) reading {
+	var rd reading
+	z := split(text)
+	rd.z = z
+	body := z.body
+	for _, m := range attachmentsLineRe.FindAllStringSubmatch(body, -1) {
+		for _, n := range strings.Split(m[1], ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				rd.attachments = append(rd.attachments, n)
+			}
+		}
+	}
+	if len(rd.attachments) > 0 {
+		body = attachmentsLineRe.ReplaceAllString(body, "")
+	}
+	for _, a := range reply.Attachments {
+		rd.attachments = append(rd.attachments, a.Filename)
+	}
+	if s := strings.TrimSpace(reply.Subject); s != "" && !strings.HasPrefix(strings.ToLower(s), "re:") {
+		if len(s) > subjectBytes {
+			cut := subjectBytes
+			for cut > 0 && !isRuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
+		}
+		body = s + "\n" + body
+	}
+	rd.body = body
+	rd.lower = unwrapLines(asciiLower(body))
+	rd.lix = newBigramIndex(rd.lower)
+	rd.bix = newBigramIndex(asciiLower(body))
+	rd.fee = extractFee(body)
+	rd.exemptions = extractExemptions(body, rd.lix)
+	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
+	atts := reply.Attachments
+	rd.hasLink, rd.linkWhy = hasRecordsLink(z.full, atts)
+	rd.ev = scoreRules(rd.lix, body)
+	rd.english = isEnglish(rd.lower)
+	rd.feats = rd.features()
+	return rd
+}
+
+// features lists the model inputs of a reading, deduplicated by name (the
+// first occurrence keeps its span), in the order they were found.
+func (rd *reading) features() []Feature {
+	var fs featureSet
+	fs.seen = make(map[string]int, 512)
+	// Words and word pairs of the agency's own text. Pairs do not cross a
+	// sentence end or a paragraph break.
+	prev, prevStart := "", 0
+	forEachToken(rd.body, func(tok string, start, end int, breakBefore bool) {
+		fs.add("w:"+tok, 1, rd.body[start:end], start)
+		if prev != "" && !breakBefore {
+			fs.add("b:"+prev+"_"+tok, 1, rd.body[prevStart:end], prevStart)
+		}
+		prevStart = start
+		prev = tok
+	})
+	sentenceConcepts(rd.body, func(name string, start, end int) {
+		fs.add(name, 1, rd.body[start:end], start)
+	})
+	for _, a := range rd.attachments {
+		forEachToken(a, func(tok string, start, end int, _ bool) {
+			fs.add("a:"+tok, 1, a, -1)
+		})
+	}
+	for _, e := range rd.ev {
+		v := 1.0
+		if e.weight < 1 {
+			v = 0.5 // matched inside appeal-rights boilerplate
+		}
+		fs.add("cue:"+e.name, v, e.snippet, e.start)
+		if e.start >= 0 && e.start < leadBytes {
+			fs.add("lead:"+e.name, v, e.snippet, e.start)
+		}
+	}
+	for _, x := range rd.facts() {
+		fs.add("x:"+x.name, 1, x.span, -1)
+	}
+	for _, zn := range []struct {
+		name    string
+		present bool
+	}{{"quoted", rd.z.quoted}, {"signature", rd.z.signature}, {"disclaimer", rd.z.disclaimer}, {"portal_footer", rd.z.footer != ""}} {
+		if zn.present {
+			fs.add("z:"+zn.name, 1, "", -1)
+		}
+	}
+	return fs.out
+}
+
+// hasEvidence reports whether a cue matched or an extractor found a fact
+// that speaks for a class: without either, the model would be reading
+// words alone.
+func (rd *reading) hasEvidence() bool {
+	if len(rd.ev) > 0 {
+		return true
+	}
+	for _, f := range rd.feats {
+		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" {
+			return true
+		}
+	}
+	return false
+}
+
+type featureSet struct {
+	seen map[string]int
+	out  []Feature
+}
+
+func (fs *featureSet) add(name string, v float64, span string, start int) {
+	if i, ok := fs.seen[name]; ok {
+		fs.out[i].Value = max(fs.out[i].Value, v)
+		return
+	}
+	fs.seen[name] = len(fs.out)
+	fs.out = append(fs.out, Feature{Name: name, Value: v, Span: span, Start: start})
+}
+
+type fact struct{ name, span string }
+
+// facts are the exact extractors' findings as model inputs.
+func (rd *reading) facts() []fact {
+	var out []fact
+	switch {
+	case rd.fee.cents != nil && rd.fee.cued:
+		out = append(out, fact{"fee_amount", formatCents(*rd.fee.cents)})
+	case rd.fee.cents != nil:
+		out = append(out, fact{"amount_uncued", formatCents(*rd.fee.cents)})
+	case rd.fee.rateOnly:
+		out = append(out, fact{"rate_only", "a rate for the work"})
+	}
+	if len(rd.fee.all) > 0 {
+		out = append(out, fact{"money", formatCents(rd.fee.all[0])})
+	}
+	if len(rd.exemptions) > 0 {
+		out = append(out, fact{"exemption_cited", rd.exemptions[0]})
+	}
+	if rd.portalVendor != "" {
+		out = append(out, fact{"portal_vendor", rd.portalVendor})
+	}
+	if rd.portalURL != "" {
+		out = append(out, fact{"portal_url", rd.portalURL})
+	}
+	if rd.hasLink {
+		out = append(out, fact{"records_link", rd.linkWhy})
+	}
+	if len(rd.attachments) > 0 {
+		out = append(out, fact{"attachment", rd.attachments[0]})
+	}
+	if hasEvidence(rd.ev, "norecords.") && hasEvidence(rd.ev, "wrong.") {
+		out = append(out, fact{"not_held_but_elsewhere", "not held here, held by another body"})
+	}
+	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing")
+	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow", "partial.installment")
+	if delivered && held {
+		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
+	}
+	if len(rd.body) < 200 {
+		out = append(out, fact{"short", "a reply of a few words"})
+	}
+	return out
+}
+
+// forEachToken calls fn for each word of s: runs of letters and digits,
+// lower-cased, apostrophes dropped ("don't" → "dont"), digits read "#"
+// ("2023" → "#"), "$" and "§" as words of their own. breakBefore is true
+// when a sentence end or a paragraph break separates it from the previous
+// word.
+func forEachToken(s string, fn func(tok string, start, end int, breakBefore bool)) {
+	var buf []byte
+	brk := true
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '$' {
+			fn("$", i, i+1, brk)
+			brk = false
+			i++
+			continue
+		}
+		r, n := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if r == '§' {
+			fn("§", i, i+n, brk)
+			brk = false
+			i += n
+			continue
+		}
+		if !isWordRune(r) {
+			switch {
+			case c == '.' || c == '!' || c == '?' || c == ';' || c == ':':
+				brk = true
+			case c == '\n' && i+1 < len(s) && s[i+1] == '\n':
+				brk = true
+			}
+			i += n
+			continue
+		}
+		start := i
+		buf = buf[:0]
+		digits := false
+		for i < len(s) {
+			r, n := rune(s[i]), 1
+			if s[i] >= utf8.RuneSelf {
+				r, n = utf8.DecodeRuneInString(s[i:])
+			}
+			if r == '\'' && i+n < len(s) && isLetterByte(s[i+n]) && len(buf) > 0 {
+				i += n
+				continue
+			}
+			if !isWordRune(r) {
+				break
+			}
+			switch {
+			case r >= '0' && r <= '9':
+				digits = true
+			case r < utf8.RuneSelf:
+				buf = append(buf, byte(unicode.ToLower(r)))
+			default:
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			i += n
+		}
+		tok := string(buf)
+		if digits {
+			tok = "#"
+		}
+		fn(tok, start, i, brk)
+		brk = false
+	}
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// englishWords are English function words; in English prose they are a
+// third or more of all words, in German, Portuguese or Albanian a few in a
+// hundred.
+var englishWords = map[string]bool{
+	"the": true, "and": true, "of": true, "to": true, "a": true, "in": true, "is": true,
+	"that": true, "for": true, "you": true, "your": true, "we": true, "this": true,
+	"be": true, "with": true, "are": true, "not": true, "on": true, "as": true,
+	"have": true, "will": true, "or": true, "by": true, "our": true, "it": true,
+	"please": true, "has": true, "been": true, "from": true, "any": true, "if": true,
+	"at": true, "i": true, "was": true, "which": true, "an": true,
+}
+
+// minEnglishShare is the share of English function words under which a
+// reply is not read as English (and the model's class is not trusted).
+const minEnglishShare = 0.12
+
+// isEnglish reports whether lower (lower-cased text) reads as English; texts
+// of fewer than 12 words are given the benefit of the doubt.
+func isEnglish(lower string) bool {
+	n, en := 0, 0
+	forEachToken(lower, func(tok string, _, _ int, _ bool) {
+		if tok == "#" || tok == "$" || tok == "§" {
+			return
+		}
+		n++
+		if englishWords[tok] {
+			en++
+		}
+	})
+	return n < 12 || float64(en) >= minEnglishShare*float64(n)
+}
+
+// Prior is expert knowledge about one feature: the class it speaks for and
+// how strongly (a logit), from the cue table's hand-set weights. Training
+// regularises the model towards these values instead of towards zero, so
+// that a cue the training replies rarely show keeps its FOIA meaning.
+type Prior struct {
+	Class  workflow.Class
+	Weight float64
+}
+
+// Priors returns the prior of every cue and fact feature, by feature name.
+func Priors() map[string]Prior {
+	out := map[string]Prior{}
+	for _, r := range rules {
+		out["cue:"+r.name] = Prior{r.class, r.weight}
+	}
+	for name, p := range factPriors {
+		out["x:"+name] = p
+	}
+	return out
+}
+
+// factPriors are the priors of the exact extractors' findings.
+var factPriors = map[string]Prior{
+	"fee_amount":             {workflow.ClassFeeQuote, 4.0},
+	"amount_uncued":          {workflow.ClassFeeQuote, 2.0},
+	"rate_only":              {workflow.ClassFeeQuote, 2.5},
+	"delivered_and_withheld": {workflow.ClassPartial, 3.0},
+	"portal_vendor":          {workflow.ClassPortalRedirect, 1.5},
+	"exemption_cited":        {workflow.ClassDenial, 1.0},
+	"not_held_but_elsewhere": {workflow.ClassWrongAgency, 1.0},
+}

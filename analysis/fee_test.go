@@ -1,0 +1,111 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/foiaflow/foiaflow/dataset"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// TestFeeExtraction: one short reply per mechanism of the fee extractor
+// (written for the test, not taken from a corpus): the amount the requester
+// must pay to proceed, in integer cents, and its ISO 4217 currency.
+func TestFeeExtraction(t *testing.T) {
+	t.Parallel()
+	cents := func(c int64) *int64 { return &c }
+	cases := []struct {
+		name     string
+		text     string
+		want     *int64
+		currency string
+	}{
+		{"total with thousands", "Total cost: $1,234.56. A deposit of $500.00 is required.", cents(123456), "USD"},
+		{"minimum payment", "Your minimum payment is $107.00 before staff begin.", cents(10700), "USD"},
+		{"deposit only", "Please send a deposit of $75 so we can start the search.", cents(7500), "USD"},
+		{"deposit required", "Before any work begins, a deposit of $41,000 is required.", cents(4100000), "USD"},
+		{"rate times hours", "This will take 3.5 hours at $30.00 per hour.", cents(10500), "USD"},
+		{"minimum hours times rate", "The search will take a minimum 20 hours at $18/hour.", cents(36000), "USD"},
+		{"two rate lines", "2 hrs @ $20.00 for search, and 1 hr @ $45.00 for legal review.", cents(8500), "USD"},
+		{"pages times price", "There are 300 pages at $0.25 per page.", cents(7500), "USD"},
+		{"range takes the upper estimate", "We estimate the cost at between $100 and $250, depending on the volume.", cents(25000), "USD"},
+		{"dash range", "The estimated fee is $40 - $65.", cents(6500), "USD"},
+		{"asked amount after a waiver", "The total cost would be $76.00. One hour has been waived. Please remit a check in the amount of $38.00.", cents(3800), "USD"},
+		{"rate only", "Staff time is charged at $25/hour.", nil, ""},
+		{"threshold ignored", "Because charges will exceed $40, we provide this estimate: the fee is $62.10.", cents(6210), "USD"},
+		{"credit ignored", "Total cost $900 (minus $100 of initial deposit received).", cents(90000), "USD"},
+		{"paid application fee is not a quote", "The receipt for the application fee of $30.00 will be forwarded to you.", nil, ""},
+		{"waiver is not a quote", "The records are attached. Copies of $12.50 are free of charge for news media.", nil, ""},
+		{"no fee due", "No fees are due for this request; the $5.00 minimum was waived.", nil, ""},
+		{"table total without dollar", "Qty Description Unit Total\n3 Copies of reports 2.00 6.00\n\n6.00\nTotal Cost:", cents(600), "USD"},
+		{"no amount", "We will let you know if fees apply.", nil, ""},
+		{"fraction hours", "Review will take an additional 1 ¼ hours at $20/hour.", cents(2500), "USD"},
+		{"pounds", "The estimated charge for photocopying is £45.00, payable before we send the copies.", cents(4500), "GBP"},
+		{"euros", "Die Gebühr beträgt EUR 120 (the fee is EUR 120).", cents(12000), "EUR"},
+		{"australian dollars", "An application fee of A$30 is payable under the FOI Act.", cents(3000), "AUD"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := extractFee(normalize(tc.text))
+			switch {
+			case tc.want == nil && got.cents != nil:
+				t.Errorf("fee %d, want none (%s)", *got.cents, got.reason)
+			case tc.want != nil && (got.cents == nil || *got.cents != *tc.want):
+				t.Errorf("fee %v, want %d (%s)", got.cents, *tc.want, got.reason)
+			case tc.want != nil && got.currency != tc.currency:
+				t.Errorf("currency %q, want %q", got.currency, tc.currency)
+			}
+		})
+	}
+}
+
+// TestCorpusFeeQuotes: every FEE_QUOTE reply of the three sets whose label
+// states an amount, extracted to the cent (the label's fee_amount is the
+// expectation). agency-replies/043's labelled $3,929.86 was cut from its text
+// when the fixture was trimmed ("Text trimmed" in its notes), so no
+// extractor can read it there; the test checks that it is indeed absent.
+func TestCorpusFeeQuotes(t *testing.T) {
+	t.Parallel()
+	want := map[string]int64{
+		"agency-replies/041": 23750, "agency-replies/045": 92584, "agency-replies/047": 8160183,
+		"agency-replies/049": 3000, "agency-replies/073": 3125, "agency-replies/075": 4500000,
+		"agency-replies/077": 120232, "agency-replies/079": 11200, "agency-replies/081": 711830,
+		"agency-replies/083": 3800, "muckrock-2022/020": 200, "muckrock-2022/040": 3800,
+	}
+	const trimmed = "agency-replies/043"
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range replies {
+		name := r.Set + "/" + r.Name
+		label := r.FeeCents()
+		if r.Label != "FEE_QUOTE" || label == nil {
+			continue
+		}
+		seen++
+		if name == trimmed {
+			for _, a := range findAmounts(normalize(r.Text)) {
+				if a.cents == *label {
+					t.Errorf("%s: the labelled amount is in the text after all; add it to the table", name)
+				}
+			}
+			continue
+		}
+		w, ok := want[name]
+		if !ok || w != *label {
+			t.Errorf("%s: label %d cents is not in the table (%d)", name, *label, w)
+			continue
+		}
+		rd, _ := prepare(replyOf(r.Text))
+		if rd.fee.cents == nil || *rd.fee.cents != w {
+			t.Errorf("%s: fee %v, want %d (%s)", name, rd.fee.cents, w, rd.fee.reason)
+		}
+	}
+	if seen != len(want)+1 {
+		t.Errorf("%d labelled fee quotes in the corpora, the table has %d (+1 trimmed)", seen, len(want))
+	}
+}
+
+func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }

@@ -1,0 +1,542 @@
+// Package training fits the offline analyzer's reply model (analysis.Model)
+// from labelled replies and measures it honestly: multinomial logistic
+// regression with L2 regularisation, minimised by gonum's L-BFGS; a
+// temperature fitted on held-out folds so the reported probability is
+// calibrated; grouped k-fold and leave-one-set-out cross-validation.
+//
+// Everything is deterministic: the same replies and Options give the same
+// model, byte for byte (no map iteration order, no clock, folds from a fixed
+// seed). Training lives here, apart from inference (package analysis), and
+// is used by cmd/train, cmd/eval and the tests.
+package training
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// Classes are the classes the model predicts (DESIGN "The graph"), in the
+// order of the model's rows. NO_RESPONSE (a timer) and UNKNOWN (an
+// abstention) are not predicted.
+var Classes = []workflow.Class{
+	workflow.ClassAcknowledgment, workflow.ClassExtension, workflow.ClassFeeQuote,
+	workflow.ClassDenial, workflow.ClassPartial, workflow.ClassRecordsReady,
+	workflow.ClassNoRecords, workflow.ClassClarification, workflow.ClassWrongAgency,
+	workflow.ClassPortalRedirect,
+}
+
+// Example is one labelled reply as the trainer sees it.
+type Example struct {
+	Name     string // "<set>/<file>", for reports
+	Set      string // the corpus set it comes from
+	Group    string // replies of one request share a group (and a fold)
+	Label    workflow.Class
+	Features []analysis.Feature
+}
+
+// Options are the training hyper-parameters. The defaults (DefaultOptions)
+// were chosen once, a priori, and are written into the model file.
+type Options struct {
+	Bits int // hash bits of the feature space
+	// MinDocs: a word or word-pair feature must occur in at least this many
+	// training replies to get a weight (rarer ones are noise at this size).
+	MinDocs int
+	// L2Text and L2Cue are the L2 penalties of word features (w:, b:, a:)
+	// and of the FOIA cue, fact and zone features (cue:, lead:, x:, z:).
+	L2Text, L2Cue float64
+	// L2Bias penalises the class intercepts a little, so that one set's
+	// label mix does not become a prior the other sets inherit.
+	L2Bias float64
+	// PriorScale multiplies the cue table's hand-set weights (analysis.Priors)
+	// to give the values cue and fact weights are regularised towards; 0
+	// regularises them towards zero.
+	PriorScale float64
+	// Iterations bounds L-BFGS.
+	Iterations int
+	// CalibrationFolds: the temperature is fitted on predictions for
+	// replies held out in this many grouped folds of the training replies.
+	CalibrationFolds int
+	// Seed fixes the fold assignment.
+	Seed uint64
+}
+
+// DefaultOptions are the hyper-parameters of the shipped model.
+func DefaultOptions() Options {
+	return Options{Bits: 22, MinDocs: 2, L2Text: 1, L2Cue: 0.1, L2Bias: 0.1, PriorScale: 1,
+		Iterations: 400, CalibrationFolds: 5, Seed: 20261125}
+}
+
+// design is the training matrix: per example the (column, value) pairs.
+// A column is a named feature or a word bucket.
+type design struct {
+	keys    []string    // column → feature name, or "#<bucket>" for a word bucket
+	names   []string    // column → readable name
+	text    []bool      // column → word feature
+	prior   [][]float64 // column → prior weight per class (nil: zero)
+	rows    [][]cell
+	labels  []int
+	weights []float64 // per example, classes balanced
+}
+
+type cell struct {
+	col int
+	val float64
+}
+
+func classIndex(c workflow.Class) int {
+	for i, x := range Classes {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// key is a feature's column key: its name, or its bucket for a word
+// feature.
+func key(name string, bits int) string {
+	if analysis.Hashed(name) {
+		return "#" + strconv.FormatUint(uint64(analysis.Bucket(name, bits)), 10)
+	}
+	return name
+}
+
+// buildDesign keys the examples' features and keeps the columns that pass
+// MinDocs, plus every feature with a prior.
+func buildDesign(exs []Example, o Options) (*design, error) {
+	type colInfo struct {
+		docs  int
+		names map[string]int
+		text  bool
+	}
+	info := map[string]*colInfo{}
+	get := func(k, name string) *colInfo {
+		ci := info[k]
+		if ci == nil {
+			ci = &colInfo{names: map[string]int{}, text: analysis.Hashed(name)}
+			info[k] = ci
+		}
+		return ci
+	}
+	for _, ex := range exs {
+		seen := map[string]bool{}
+		for _, f := range ex.Features {
+			k := key(f.Name, o.Bits)
+			ci := get(k, f.Name)
+			ci.names[f.Name]++
+			if !seen[k] {
+				seen[k] = true
+				ci.docs++
+			}
+		}
+	}
+	// Every feature with a prior gets a column, seen in training or not:
+	// with no reply to say otherwise its weight is its prior.
+	priors := analysis.Priors()
+	if o.PriorScale > 0 {
+		for name := range priors {
+			get(name, name).names[name] += 0
+		}
+	}
+	keys := make([]string, 0, len(info))
+	for k, ci := range info {
+		if !ci.text || ci.docs >= o.MinDocs {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	d := &design{keys: keys}
+	col := make(map[string]int, len(keys))
+	for i, k := range keys {
+		col[k] = i
+		ci := info[k]
+		name := mostFrequent(ci.names)
+		d.names = append(d.names, name)
+		d.text = append(d.text, ci.text)
+		var pw []float64
+		if p, ok := priors[name]; ok && o.PriorScale > 0 {
+			pw = make([]float64, len(Classes))
+			pw[classIndex(p.Class)] = o.PriorScale * p.Weight
+		}
+		d.prior = append(d.prior, pw)
+	}
+	count := make([]int, len(Classes))
+	for _, ex := range exs {
+		k := classIndex(ex.Label)
+		if k < 0 {
+			return nil, fmt.Errorf("%s: label %q is not a model class", ex.Name, ex.Label)
+		}
+		count[k]++
+		d.labels = append(d.labels, k)
+		d.rows = append(d.rows, row(ex.Features, o.Bits, col))
+	}
+	// Balanced class weights: every class present weighs the same in
+	// total, so the fee-heavy dev set does not teach "most replies are fee
+	// quotes".
+	present := 0
+	for _, n := range count {
+		if n > 0 {
+			present++
+		}
+	}
+	for _, k := range d.labels {
+		d.weights = append(d.weights, float64(len(exs))/float64(present*count[k]))
+	}
+	return d, nil
+}
+
+// row turns features into (column, value) pairs over col (unknown keys
+// dropped; a key hit twice keeps the larger value).
+func row(feats []analysis.Feature, bits int, col map[string]int) []cell {
+	out := make([]cell, 0, len(feats))
+	at := map[int]int{}
+	for _, f := range feats {
+		c, ok := col[key(f.Name, bits)]
+		if !ok {
+			continue
+		}
+		if i, dup := at[c]; dup {
+			out[i].val = max(out[i].val, f.Value)
+			continue
+		}
+		at[c] = len(out)
+		out = append(out, cell{c, f.Value})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].col < out[j].col })
+	return out
+}
+
+func mostFrequent(names map[string]int) string {
+	best, n := "", -1
+	for name, c := range names {
+		if c > n || c == n && name < best {
+			best, n = name, c
+		}
+	}
+	return best
+}
+
+// params layout: K biases, then per column K weights.
+func (d *design) dim() int { return len(Classes) * (1 + len(d.keys)) }
+
+// objective returns the regularised, class-weighted mean cross-entropy and
+// its gradient.
+func (d *design) objective(o Options) optimize.Problem {
+	K := len(Classes)
+	logits := make([]float64, K)
+	lossGrad := func(grad, x []float64) float64 {
+		for i := range grad {
+			grad[i] = 0
+		}
+		wsum := 0.0
+		loss := 0.0
+		for i, r := range d.rows {
+			copy(logits, x[:K])
+			for _, c := range r {
+				w := x[K*(1+c.col) : K*(2+c.col)]
+				for k := range logits {
+					logits[k] += c.val * w[k]
+				}
+			}
+			p := analysis.Softmax(logits, 1)
+			y := d.labels[i]
+			s := d.weights[i]
+			wsum += s
+			loss -= s * math.Log(math.Max(p[y], 1e-300))
+			p[y]--
+			for k := range p {
+				g := s * p[k]
+				grad[k] += g
+				for _, c := range r {
+					grad[K*(1+c.col)+k] += g * c.val
+				}
+			}
+		}
+		loss /= wsum
+		for i := range grad {
+			grad[i] /= wsum
+		}
+		for k := 0; k < K; k++ {
+			loss += 0.5 * o.L2Bias * x[k] * x[k]
+			grad[k] += o.L2Bias * x[k]
+		}
+		for c := range d.keys {
+			l2 := o.L2Cue
+			if d.text[c] {
+				l2 = o.L2Text
+			}
+			for k := 0; k < K; k++ {
+				j := K*(1+c) + k
+				dev := x[j]
+				if d.prior[c] != nil {
+					dev -= d.prior[c][k]
+				}
+				loss += 0.5 * l2 * dev * dev
+				grad[j] += l2 * dev
+			}
+		}
+		return loss
+	}
+	scratch := make([]float64, d.dim())
+	return optimize.Problem{
+		Func: func(x []float64) float64 { return lossGrad(scratch, x) },
+		Grad: func(grad, x []float64) { lossGrad(grad, x) },
+	}
+}
+
+// fit minimises the objective from zero weights.
+func (d *design) fit(o Options) ([]float64, error) {
+	x0 := make([]float64, d.dim())
+	res, err := optimize.Minimize(d.objective(o), x0, &optimize.Settings{
+		MajorIterations:   o.Iterations,
+		GradientThreshold: 1e-6,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 20},
+	}, &optimize.LBFGS{})
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("minimise: %w", err)
+	}
+	return res.X, nil
+}
+
+// fitWeights trains on exs and returns the model with temperature 1.
+func fitWeights(exs []Example, o Options) (*analysis.Model, error) {
+	d, err := buildDesign(exs, o)
+	if err != nil {
+		return nil, err
+	}
+	x, err := d.fit(o)
+	if err != nil {
+		return nil, err
+	}
+	K := len(Classes)
+	m := &analysis.Model{Classes: Classes, Bits: o.Bits, Temperature: 1,
+		Bias: append([]float64(nil), x[:K]...), Rows: map[uint32][]float64{}, Named: map[string][]float64{}, Names: map[uint32]string{}}
+	for c, k := range d.keys {
+		w := x[K*(1+c) : K*(2+c)]
+		if maxAbs(w) < 1e-5 {
+			continue
+		}
+		if !d.text[c] {
+			m.Named[k] = append([]float64(nil), w...)
+			continue
+		}
+		b, err := strconv.ParseUint(k[1:], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", k, err)
+		}
+		m.Rows[uint32(b)] = append([]float64(nil), w...)
+		m.Names[uint32(b)] = d.names[c]
+	}
+	return m.RoundTrip()
+}
+
+func maxAbs(ws []float64) float64 {
+	m := 0.0
+	for _, w := range ws {
+		m = max(m, math.Abs(w))
+	}
+	return m
+}
+
+// Train fits the model on exs and calibrates its temperature on
+// predictions for replies held out in o.CalibrationFolds grouped folds of
+// exs (each fitted without them).
+func Train(exs []Example, o Options) (*analysis.Model, error) {
+	if len(exs) == 0 {
+		return nil, fmt.Errorf("train: no examples")
+	}
+	m, err := fitWeights(exs, o)
+	if err != nil {
+		return nil, err
+	}
+	held, err := heldOutLogits(exs, o)
+	if err != nil {
+		return nil, err
+	}
+	t, err := FitTemperature(held)
+	if err != nil {
+		return nil, err
+	}
+	m.Temperature = t
+	return m.RoundTrip()
+}
+
+// Scored is a held-out prediction: the example's label index and the
+// model's logits for it.
+type Scored struct {
+	Label  int
+	Logits []float64
+}
+
+// heldOutLogits fits one model per fold of exs and returns the logits of
+// every example from the model that did not see it. When exs come from two
+// sets or more, the folds are the sets (leave-one-set-out): replies from a
+// source the model never saw are what it will meet, and a temperature fitted
+// on them does not promise the in-source accuracy. Otherwise they are
+// CalibrationFolds grouped folds.
+func heldOutLogits(exs []Example, o Options) ([]Scored, error) {
+	folds, k := setFolds(exs)
+	if k < 2 {
+		folds, k = Folds(exs, o.CalibrationFolds, o.Seed), o.CalibrationFolds
+	}
+	var out []Scored
+	for f := 0; f < k; f++ {
+		train, test := split(exs, folds, f)
+		if len(test) == 0 || len(train) == 0 {
+			continue
+		}
+		m, err := fitWeights(train, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, ex := range test {
+			out = append(out, Scored{Label: classIndex(ex.Label), Logits: m.Logits(ex.Features)})
+		}
+	}
+	return out, nil
+}
+
+// setFolds numbers the sets of exs in order of appearance and returns each
+// example's set number and how many sets there are.
+func setFolds(exs []Example) ([]int, int) {
+	num := map[string]int{}
+	out := make([]int, len(exs))
+	for i, ex := range exs {
+		n, ok := num[ex.Set]
+		if !ok {
+			n = len(num)
+			num[ex.Set] = n
+		}
+		out[i] = n
+	}
+	return out, len(num)
+}
+
+func split(exs []Example, folds []int, f int) (train, test []Example) {
+	for i, ex := range exs {
+		if folds[i] == f {
+			test = append(test, ex)
+		} else {
+			train = append(train, ex)
+		}
+	}
+	return train, test
+}
+
+// FitTemperature returns the temperature T > 0 minimising the negative
+// log-likelihood of softmax(logits/T) on held-out predictions (temperature
+// scaling), by L-BFGS over log T.
+func FitTemperature(held []Scored) (float64, error) {
+	if len(held) == 0 {
+		return 1, nil
+	}
+	nll := func(x []float64) float64 {
+		t := math.Exp(x[0])
+		s := 0.0
+		for _, h := range held {
+			p := analysis.Softmax(h.Logits, t)
+			s -= math.Log(math.Max(p[h.Label], 1e-300))
+		}
+		return s / float64(len(held))
+	}
+	p := optimize.Problem{
+		Func: nll,
+		Grad: func(grad, x []float64) {
+			// d/dlogT of NLL: mean over held of (z_y − Σ p_k z_k)/T, with
+			// z = logits.
+			t := math.Exp(x[0])
+			g := 0.0
+			for _, h := range held {
+				pr := analysis.Softmax(h.Logits, t)
+				e := 0.0
+				for k, z := range h.Logits {
+					e += pr[k] * z
+				}
+				g += (h.Logits[h.Label] - e) / t
+			}
+			grad[0] = g / float64(len(held))
+		},
+	}
+	res, err := optimize.Minimize(p, []float64{0}, &optimize.Settings{MajorIterations: 100, GradientThreshold: 1e-9}, &optimize.LBFGS{})
+	if err != nil && res == nil {
+		return 0, fmt.Errorf("fit temperature: %w", err)
+	}
+	t := math.Exp(res.X[0])
+	if math.IsNaN(t) || t <= 0 {
+		return 1, nil
+	}
+	return math.Min(math.Max(t, 0.05), 20), nil
+}
+
+// Folds assigns each example a fold in [0,k): groups stay together; groups
+// are shuffled with seed and dealt, largest first, to the fold with the
+// fewest examples of the group's first label, then the fewest examples
+// (roughly stratified, deterministic).
+func Folds(exs []Example, k int, seed uint64) []int {
+	type group struct {
+		name    string
+		members []int
+		label   int
+		key     uint64
+	}
+	byName := map[string]*group{}
+	var groups []*group
+	for i, ex := range exs {
+		g := byName[ex.Group]
+		if g == nil {
+			g = &group{name: ex.Group, label: classIndex(ex.Label), key: mix(seed, ex.Group)}
+			byName[ex.Group] = g
+			groups = append(groups, g)
+		}
+		g.members = append(g.members, i)
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if len(groups[i].members) != len(groups[j].members) {
+			return len(groups[i].members) > len(groups[j].members)
+		}
+		return groups[i].key < groups[j].key
+	})
+	size := make([]int, k)
+	perLabel := make([][]int, k)
+	for f := range perLabel {
+		perLabel[f] = make([]int, len(Classes)+1)
+	}
+	out := make([]int, len(exs))
+	for _, g := range groups {
+		best := 0
+		for f := 1; f < k; f++ {
+			lf, lb := perLabel[f][g.label+1], perLabel[best][g.label+1]
+			if lf < lb || lf == lb && size[f] < size[best] {
+				best = f
+			}
+		}
+		for _, i := range g.members {
+			out[i] = best
+			perLabel[best][classIndex(exs[i].Label)+1]++
+		}
+		size[best] += len(g.members)
+	}
+	return out
+}
+
+// mix hashes a group name with the seed (FNV-1a then splitmix64), so fold
+// order is fixed by the seed and not by the group's spelling order.
+func mix(seed uint64, s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	z := h ^ seed
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

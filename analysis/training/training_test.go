@@ -1,0 +1,164 @@
+package training
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/dataset"
+	"github.com/foiaflow/foiaflow/workflow"
+)
+
+// The committed analysis/model.txt is exactly what `make train` produces:
+// training is deterministic and nobody edited the file by hand.
+func TestShippedModelIsWhatTrainingProduces(t *testing.T) {
+	t.Parallel()
+	b, _, err := ShippedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, analysis.ModelFile()) {
+		t.Fatalf("analysis/model.txt differs from a fresh training (%d vs %d bytes): run `make train` and commit the result", len(analysis.ModelFile()), len(b))
+	}
+	if len(b) > 5<<20 {
+		t.Errorf("model file is %d bytes, over 5 MB", len(b))
+	}
+}
+
+// Temperature scaling finds the temperature that generated the data.
+func TestFitTemperatureRecoversATemperature(t *testing.T) {
+	t.Parallel()
+	// Logits whose calibrated probabilities are softmax(z/2): draw labels
+	// deterministically in proportion to them.
+	var held []Scored
+	for i := 0; i < 400; i++ {
+		z := []float64{float64(i%7) - 2, float64(i%5) - 1, float64(i%3) * 1.5}
+		p := analysis.Softmax(z, 2)
+		u := math.Mod(float64(i)*0.6180339887, 1)
+		label := 0
+		for acc := p[0]; u > acc && label < len(p)-1; acc += p[label] {
+			label++
+		}
+		held = append(held, Scored{Label: label, Logits: z})
+	}
+	got, err := FitTemperature(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got < 1.5 || got > 2.7 {
+		t.Fatalf("temperature %.3f, want about 2", got)
+	}
+}
+
+// Calibration on replies the model has not seen (split: leave-one-set-out
+// over the three sets, each model trained and calibrated without the set it
+// scores): the confidence the analyzer reports is close to how often it is
+// right. Expected calibration error over the replies given a class, and the
+// accuracy of the answers reported at 0.9 or more.
+func TestCalibrationOnHeldOutSets(t *testing.T) {
+	t.Parallel()
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(replies)
+	o := DefaultOptions()
+	type pred struct {
+		conf  float64
+		right bool
+	}
+	var preds []pred
+	for _, set := range dataset.SetNames {
+		var train []Example
+		var test []dataset.Reply
+		for i, ex := range exs {
+			if ex.Set == set {
+				test = append(test, replies[i])
+			} else {
+				train = append(train, ex)
+			}
+		}
+		m, err := Train(train, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range test {
+			a, err := analysis.Offline{Model: m}.Analyze(t.Context(), workflow.Reply{Text: r.Text}, workflow.CaseContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Class != workflow.ClassUnknown {
+				preds = append(preds, pred{a.Confidence, string(a.Class) == r.Label})
+			}
+		}
+	}
+	edges := []float64{0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001}
+	ece, hiN, hiRight := 0.0, 0, 0
+	for b := 0; b+1 < len(edges); b++ {
+		n, right, sum := 0, 0, 0.0
+		for _, p := range preds {
+			if p.conf >= edges[b] && p.conf < edges[b+1] {
+				n++
+				sum += p.conf
+				if p.right {
+					right++
+				}
+			}
+		}
+		if n > 0 {
+			ece += math.Abs(sum/float64(n)-float64(right)/float64(n)) * float64(n) / float64(len(preds))
+			t.Logf("confidence %.1f–%.1f: n=%d predicted %.3f observed %.3f", edges[b], edges[b+1], n, sum/float64(n), float64(right)/float64(n))
+		}
+		if edges[b] >= 0.9 {
+			hiN, hiRight = n, right
+		}
+	}
+	t.Logf("leave-one-set-out: %d replies given a class, ECE %.3f, at >= 0.9: %d/%d right", len(preds), ece, hiRight, hiN)
+	if ece > 0.10 {
+		t.Errorf("expected calibration error %.3f on held-out sets, want <= 0.10", ece)
+	}
+	if hiN == 0 || float64(hiRight)/float64(hiN) < 0.85 {
+		t.Errorf("answers at >= 0.9 confidence: %d/%d right, want >= 85%%", hiRight, hiN)
+	}
+}
+
+// Replies of one request share a fold; every fold gets replies.
+func TestFoldsKeepRequestsTogether(t *testing.T) {
+	t.Parallel()
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(replies)
+	folds := Folds(exs, 5, DefaultOptions().Seed)
+	byGroup := map[string]int{}
+	size := make([]int, 5)
+	for i, ex := range exs {
+		if f, ok := byGroup[ex.Group]; ok && f != folds[i] {
+			t.Errorf("group %s split across folds %d and %d", ex.Group, f, folds[i])
+		}
+		byGroup[ex.Group] = folds[i]
+		size[folds[i]]++
+	}
+	for f, n := range size {
+		if n < len(exs)/5-6 || n > len(exs)/5+6 {
+			t.Errorf("fold %d has %d replies (of %d)", f, n, len(exs))
+		}
+	}
+	if again := Folds(exs, 5, DefaultOptions().Seed); !equalInts(again, folds) {
+		t.Error("fold assignment is not deterministic")
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

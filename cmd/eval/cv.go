@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/foiaflow/foiaflow/analysis"
+	"github.com/foiaflow/foiaflow/analysis/training"
+	"github.com/foiaflow/foiaflow/dataset"
+)
+
+// split is one cross-validation split: the replies scored by a model
+// trained on the others.
+type split struct {
+	name  string // "kfold/3", "loso/foi-international"
+	train []training.Example
+	test  []dataset.Reply
+}
+
+// crossValidate scores the offline model by grouped k-fold and by
+// leave-one-set-out over the embedded corpora, training each split's model
+// as cmd/train trains the shipped one (its temperature calibrated on folds
+// of that split's training replies only).
+func crossValidate(ctx context.Context, c config, out io.Writer) error {
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		return err
+	}
+	exs := training.Examples(replies)
+	o := training.DefaultOptions()
+	start := time.Now()
+
+	folds := training.Folds(exs, c.folds, o.Seed)
+	var kfold []split
+	for f := 0; f < c.folds; f++ {
+		s := split{name: fmt.Sprintf("kfold/%d", f+1)}
+		for i, ex := range exs {
+			if folds[i] == f {
+				s.test = append(s.test, replies[i])
+			} else {
+				s.train = append(s.train, ex)
+			}
+		}
+		kfold = append(kfold, s)
+	}
+	var loso []split
+	for _, set := range dataset.SetNames {
+		s := split{name: "loso/" + set}
+		for i, ex := range exs {
+			if ex.Set == set {
+				s.test = append(s.test, replies[i])
+			} else {
+				s.train = append(s.train, ex)
+			}
+		}
+		loso = append(loso, s)
+	}
+
+	fmt.Fprintf(out, "cross-validation over %d replies in %d sets (%s), MIN_CONFIDENCE %.2f\n", len(replies), len(dataset.SetNames), joinSets(), c.minConfidence)
+	kAll, err := runSplits(ctx, c, o, kfold, out, false)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n== grouped %d-fold, pooled\n", c.folds)
+	km := score(kAll, c.minConfidence)
+	printReport(out, km, kAll)
+	printReliability(out, kAll)
+	fmt.Fprintln(out, lastLine(km)+" split=kfold")
+
+	fmt.Fprintln(out, "\n== leave-one-set-out (train on the other sets, score this one)")
+	lAll, err := runSplits(ctx, c, o, loso, out, true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\n== leave-one-set-out, pooled")
+	lm := score(lAll, c.minConfidence)
+	printReport(out, lm, lAll)
+	printReliability(out, lAll)
+	fmt.Fprintf(out, "\ncross-validation took %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintln(out, lastLine(lm)+" split=loso")
+	return nil
+}
+
+// runSplits trains and scores each split and returns all results; with
+// detail, each split's report is printed too. Every split's own line is
+// printed as it finishes.
+func runSplits(ctx context.Context, c config, o training.Options, splits []split, out io.Writer, detail bool) ([]result, error) {
+	var all []result
+	for _, s := range splits {
+		m, err := training.Train(s.train, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		rs, _, err := classify(ctx, analysis.Offline{Model: m}, s.test, c.timeout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		sm := score(rs, c.minConfidence)
+		if detail {
+			fmt.Fprintf(out, "\n-- %s: trained on %d replies, temperature %.3f\n", s.name, len(s.train), m.Temperature)
+			printReport(out, sm, rs)
+			printReliability(out, rs)
+		}
+		fmt.Fprintln(out, lastLine(sm)+" split="+s.name)
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
+func joinSets() string {
+	s := ""
+	for i, n := range dataset.SetNames {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
