@@ -26,11 +26,20 @@ type rule struct {
 	// generic one ("forwarded to the relevant department" is internal
 	// routing, not a referral to another agency).
 	overrides []string
-	// gate is, per top-level alternative of the pattern, the literal sets
-	// of its parts: a sentence can match only if, for some alternative, it
-	// holds a literal of every set (a cheap test that spares most regexp
-	// runs).
-	gate [][][]string
+	// alts are the pattern's top-level alternatives, each compiled on
+	// its own with the literal sets its match must hold (its gate): in a
+	// sentence, only the alternatives whose gate passes run, and a small
+	// program runs on the fast backtracking matcher where the whole
+	// alternation would need the slow NFA.
+	alts []alternative
+}
+
+// alternative is one top-level branch of a cue pattern.
+type alternative struct {
+	re *regexp.Regexp
+	// gate: for each part of the branch, literals one of which the match
+	// contains (nil: no literal, always run).
+	gate [][]string
 }
 
 const (
@@ -48,66 +57,133 @@ const (
 
 func r(class workflow.Class, w float64, name, pattern string) rule {
 	re := regexp.MustCompile(pattern)
-	return rule{name: name, class: class, weight: w, re: re, fr: newFastRe(re), gate: gateOf(pattern)}
+	return rule{name: name, class: class, weight: w, re: re, fr: newFastRe(re), alts: alternativesOf(pattern)}
 }
 
-// gateOf derives a rule's gate from its pattern (nil when a part cannot be
-// reduced to literals: no gate).
-func gateOf(pattern string) [][][]string {
-	p, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	p = p.Simplify()
-	for p.Op == syntax.OpCapture {
-		p = p.Sub[0]
-	}
-	alts := []*syntax.Regexp{p}
-	if p.Op == syntax.OpAlternate {
-		alts = p.Sub
-	}
-	var out [][][]string
-	for _, a := range alts {
-		var sets [][]string
-		parts := []*syntax.Regexp{a}
-		if a.Op == syntax.OpConcat {
-			parts = a.Sub
+// alternativesOf splits pattern at its top-level "|" and compiles each
+// branch with its gate.
+func alternativesOf(pattern string) []alternative {
+	var out []alternative
+	flags := ""
+	if strings.HasPrefix(pattern, "(?") {
+		if end := strings.IndexByte(pattern, ')'); end > 0 && !strings.Contains(pattern[:end], ":") {
+			flags, pattern = pattern[:end+1], pattern[end+1:]
 		}
-		for _, part := range parts {
-			if l := requiredLiterals(part); l != nil {
-				sets = append(sets, l)
+	}
+	if inner, ok := wholeGroup(pattern); ok {
+		pattern = inner
+	}
+	for _, src := range topLevelBranches(pattern) {
+		src = flags + src
+		a := alternative{re: regexp.MustCompile(src)}
+		if p, err := syntax.Parse(src, syntax.Perl); err == nil {
+			p = p.Simplify()
+			parts := []*syntax.Regexp{p}
+			if p.Op == syntax.OpConcat {
+				parts = p.Sub
+			}
+			for _, part := range parts {
+				if l := requiredLiterals(part); l != nil {
+					a.gate = append(a.gate, l)
+				}
 			}
 		}
-		if len(sets) == 0 {
-			return nil // an alternative with no literal: anything may match
-		}
-		out = append(out, sets)
+		out = append(out, a)
 	}
 	return out
 }
 
-// passes reports whether sentence (lower-cased) can hold a match.
-func (ru *rule) passes(sentence string) bool {
-	if ru.gate == nil {
-		return true
+// wholeGroup returns the inside of a pattern that is one non-capturing
+// group, "(?:a|b)" → "a|b".
+func wholeGroup(pattern string) (string, bool) {
+	if !strings.HasPrefix(pattern, "(?:") || !strings.HasSuffix(pattern, ")") {
+		return "", false
 	}
-alternatives:
-	for _, sets := range ru.gate {
-		for _, set := range sets {
-			found := false
-			for _, lit := range set {
-				if strings.Contains(sentence, lit) {
-					found = true
-					break
-				}
+	depth, inClass := 0, false
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
 			}
-			if !found {
-				continue alternatives
+		case c == '[':
+			inClass = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return pattern[3:i], i == len(pattern)-1
 			}
 		}
-		return true
 	}
-	return false
+	return "", false
+}
+
+// topLevelBranches splits a pattern at "|" outside parentheses and
+// character classes.
+func topLevelBranches(pattern string) []string {
+	var out []string
+	depth, start, inClass := 0, 0, false
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+		case c == '[':
+			inClass = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			out = append(out, pattern[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, pattern[start:])
+}
+
+// passes reports whether sentence (lower-cased) holds a literal of every
+// set of the gate.
+func (a *alternative) passes(sentence string) bool {
+	for _, set := range a.gate {
+		found := false
+		for _, lit := range set {
+			if strings.Contains(sentence, lit) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// matches returns the matches of ru in sentence, leftmost first, from the
+// branches whose gate passes.
+func (ru *rule) matches(sentence string, buf [][]int) [][]int {
+	buf = buf[:0]
+	for i := range ru.alts {
+		a := &ru.alts[i]
+		if a.passes(sentence) {
+			buf = append(buf, a.re.FindAllStringIndex(sentence, 8)...)
+		}
+	}
+	sort.Slice(buf, func(i, j int) bool {
+		if buf[i][0] != buf[j][0] {
+			return buf[i][0] < buf[j][0]
+		}
+		return buf[i][1] > buf[j][1]
+	})
+	return buf
 }
 
 // keyed sets a rule's prefilter keys by hand: literals one of which every
@@ -219,7 +295,7 @@ var rules = []rule{
 	r(cRdy, 2.0, "ready.link", `(via|through|using|in|at) (a|the) (sharefile|share ?file|dropbox|box|google drive|onedrive|sharepoint|secure|download|file ?share)( link)?|use the links? (below|above) to (access|download|view)|in the share with`),
 	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)`),
 	r(cRdy, 1.0, "ready.sent", `(sent|mailed|provided|emailed|delivered|shipped) (out )?to you`),
-	keyed(r(cRdy, 2.0, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|(?m)^\s*(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
+	keyed(r(cRdy, 2.0, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
 	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) (the |a |all |copies of |copy of |our )?(information|records|documents|data|copies|spreadsheet|report|file|response)|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
 	r(cRdy, 2.0, "ready.published_elsewhere", `(publicly |freely )?available (on|at|from|via|through) (our|the|its) (website|web site|open data|link|webpage|web page)|published (on|at|in) (our|the) (website|web site|annual report)|section 21\b|reasonably accessible (to you )?by other means|(can|may) be (found|accessed|viewed|downloaded) (on|at|via|from) (our|the) (website|link|following)`),
 	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
@@ -245,7 +321,7 @@ var rules = []rule{
 	r(cClar, 2.5, "clarify.on_hold", `(held in abeyance|on hold|paused|tolled) pending (a |your )?(response|clarification|reply)|(we|i) (need|require) (additional|more|further) information|(need|require) (you to|your) (provide|confirm|clarify)`),
 	r(cClar, 2.0, "clarify.decision", `(would you like|do you want|do you wish|please (indicate|tell us|let us know) which|which (of|option|records|one))|(reply|respond|let (me|us) know)[^.]{0,30}with (that|your) (decision|choice|answer|preference)|if you would like[^.]{0,120}(reply|respond|let me know|let us know|advise)`),
 	r(cClar, 2.0, "clarify.confirm", `(verify|confirm) (the|your|this|that|above)[^.]{0,40}(e-?mail|address|identity|receipt|request|information)|(confirm|advise)[^.]{0,20}(whether|if|that) you (did not |have |had |still )?(receive|received|want|wish|would)|please (advise|confirm)\b`),
-	keyed(r(cClar, 1.0, "clarify.please_reply", `please,? (reply|respond|let (me|us) know)|let me know\.?$|test (e-?mail|message)`), "please", "let me know", "test e", "test m"),
+	keyed(r(cClar, 1.0, "clarify.please_reply", `please,? (reply|respond|let (me|us) know)|test (e-?mail|message)`), "please", "test e", "test m"),
 	r(cClar, 2.0, "clarify.options", `(if you would like|would you like|do you want|if you prefer|if you wish|if you'd like)[^.]{0,60}(formal|instead|new request|narrow|letter|response)|(or|alternatively),? you (may|can|could) (submit|file|send|narrow|revise|resubmit)`),
 	r(cClar, 1.0, "clarify.abandon", `no longer interested|administratively close|(assume|consider)[^.]{0,40}(withdrawn|abandoned|no longer)`),
 	r(cClar, 2.5, "clarify.could_you", `(could|can|would|will) you (please |kindly )?(clarify|confirm|specify|explain|provide|let (us|me) know|tell (us|me)|indicate|advise)|please (clarify|specify|confirm|explain|indicate|let (us|me) know) (which|what|whether|if|the|your|exactly)|before we (can )?(process|proceed|progress|deal with|begin|continue)|in order (for us )?to (process|progress|locate|identify|proceed)`),
@@ -277,17 +353,47 @@ var rules = []rule{
 	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request|submit (it|your request|the request) (again|through|via|on|using)`),
 }
 
-// negationRe and hypotheticalRe, matched just before a negatable rule's
-// match, cancel it: "no records were withheld", "if any records are
-// withheld", "a formal no records found letter".
+// negationWords and hypotheticalWords, found shortly before a negatable
+// cue's match (within 25 and 40 bytes, no ".;:" or line break between),
+// cancel it: "no records were withheld", "if any records are withheld", "a
+// formal no records found letter".
 var (
-	negationRe     = regexp.MustCompile(`\b(no|not|nothing|none|never|without|neither|nor|zero)\b[^.;:\n]{0,25}$`)
-	hypotheticalRe = regexp.MustCompile(`\b(if|whether|unless|in the event|should any|formal|to the extent|may|might)\b[^.;:\n]{0,40}$`)
-	// appealCtxRe marks appeal-rights boilerplate; evidence inside such a
+	negationWords     = []string{"no", "not", "nothing", "none", "never", "without", "neither", "nor", "zero"}
+	hypotheticalWords = []string{"if", "whether", "unless", "in the event", "should any", "formal", "to the extent", "may", "might"}
+	// appealContext marks appeal-rights boilerplate; evidence inside such a
 	// sentence counts for little ("appeal to the head of the public body
 	// denying the request").
-	appealCtxRe = regexp.MustCompile(`appeal|ogis|dispute resolution|public liaison|judicial review|internal review|information commissioner|\bico\b|dissatisfied|re-use|complaint`)
+	appealContext = []string{"appeal", "ogis", "dispute resolution", "public liaison", "judicial review", "internal review", "information commissioner", " ico ", "(ico)", "dissatisfied", "re-use", "complaint"}
 )
+
+// negated reports whether the text just before a match (pre, lower-cased)
+// negates it or makes it hypothetical.
+func negated(pre string) bool {
+	if i := strings.LastIndexAny(pre, ".;:\n"); i >= 0 {
+		pre = pre[i+1:]
+	}
+	return phraseWithin(pre, negationWords, 25) || phraseWithin(pre, hypotheticalWords, 40)
+}
+
+// phraseWithin reports whether one of phrases occurs in s as whole words
+// ending at most n bytes before the end of s.
+func phraseWithin(s string, phrases []string, n int) bool {
+	for _, p := range phrases {
+		for off := 0; ; {
+			i := strings.Index(s[off:], p)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(p)
+			if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) && len(s)-end <= n {
+				return true
+			}
+			off = i + 1
+		}
+	}
+	return false
+}
 
 // appealExempt rules are about appeal rights themselves.
 var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_missed": true, "denial.court_remedy": true, "denial.closed": true}
@@ -327,18 +433,17 @@ func scoreRules(ix *bigramIndex, body string) []evidence {
 
 // firstCue returns the first match of ru within spans that is not negated.
 func firstCue(ru *rule, lower, body string, spans [][2]int) (evidence, bool) {
+	var buf [][]int
 	for _, sp := range spans {
-		if !ru.passes(lower[sp[0]:sp[1]]) {
-			continue
-		}
-		for _, m := range ru.re.FindAllStringIndex(lower[sp[0]:sp[1]], 8) {
+		buf = ru.matches(lower[sp[0]:sp[1]], buf)
+		for _, m := range buf {
 			m0, m1 := m[0]+sp[0], m[1]+sp[0]
 			pre := lower[max(0, m0-50):m0]
-			if ru.negatable && (negationRe.MatchString(pre) || hypotheticalRe.MatchString(pre)) {
+			if ru.negatable && negated(pre) {
 				continue
 			}
 			w := ru.weight
-			if !appealExempt[ru.name] && appealCtxRe.MatchString(sentenceAround(lower, m0, m1)) {
+			if !appealExempt[ru.name] && firstOf(" "+sentenceAround(lower, m0, m1)+" ", appealContext) != "" {
 				w = round2(w * 0.3)
 			}
 			return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0}, true

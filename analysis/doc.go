@@ -2,23 +2,42 @@
 // (seed 000 §3.2 classify_inbound, §3.5 draft_response, §8 AI service,
 // §10.1 structured constraint extraction).
 //
-// It provides two workflow.Analyzer implementations:
+// It provides three workflow.Analyzer implementations:
 //
-//   - Offline: deterministic, explainable, network-free. The reply is
-//     normalized (mojibake, OCR noise), split into the agency's own words and
-//     the parts that must not drive routing (quoted original requests,
-//     signatures, confidentiality footers, portal-system footers, sentences that
-//     try to instruct the agent), then scored with weighted evidence rules per
-//     class. Confidence comes from the margin between the two best classes;
-//     below UnknownBelow the class is UNKNOWN. Every piece of evidence is listed
-//     in Analysis.Reasons.
+//   - Offline: deterministic, explainable, network-free. It reads a reply as
+//     features → model → calibrated decision → evidence:
+//     1. features (features.go): the reply is normalized (mojibake, OCR
+//     noise), instruction-like sentences are removed, and it is split into
+//     zones (zones.go): the agency's own words, and the quoted earlier
+//     messages, restated request letters, signatures, confidentiality
+//     footers, portal-system footers and courtesy closings that must not
+//     drive the class (they contribute one z: indicator each). From the
+//     agency's words come hashed word and word-pair features, sentence
+//     concept pairs (concepts.go), FOIA cues (cues.go: phrase families
+//     such as "do not hold the information" or "is exempt under section
+//     40(2)", each with the class it speaks for), and the exact
+//     extractors' facts (fee amount, exemption citation, portal, download
+//     link: fee.go, extract.go). Attachment names are features too.
+//     2. model (model.go): a multinomial logistic regression trained by
+//     cmd/train (package analysis/training) on the project's labelled
+//     replies and embedded as model.txt. The cues' hand-set weights are
+//     the prior the training regularises towards, not a verdict.
+//     3. calibrated decision: the probability is softmax(logits/T), T fitted
+//     on replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
+//     means what it says. Below UnknownBelow, without any FOIA cue or fact,
+//     or when the reply is not in English, the class is UNKNOWN.
+//     4. evidence: the features that pushed the winning class over the
+//     runner-up, each with the text it came from, are the reasons a
+//     reviewer sees; facts come from the exact extractors.
 //   - OpenAI: Chat Completions with a strict JSON Schema, the reply passed as
 //     JSON-encoded data, the answer validated, and deterministic guards on top
 //     (injection flags, fee must appear in the text).
+//   - SecondOpinion: the OpenAI analyzer with the offline model beside it;
+//     confident disagreement goes to a human.
 //
 // and two workflow.Drafter implementations (offline templates, OpenAI) whose
 // HTML is always produced here by escaping text into paragraphs, never taken
 // from a model.
 //
-// Money is integer cents everywhere; dates are UTC midnight.
+// Money is integer cents with an ISO 4217 currency; dates are UTC midnight.
 package analysis

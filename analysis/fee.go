@@ -27,10 +27,10 @@ const (
 type amount struct {
 	cents    int64
 	currency string // ISO 4217 ("USD", "GBP", "EUR", "AUD", …)
-	start int
-	role  feeRole
-	cue   float64 // strength of the cue that set the role (totals)
-	text  string
+	start    int
+	role     feeRole
+	cue      float64 // strength of the cue that set the role (totals)
+	text     string
 }
 
 // feeResult is the fee the offline analyzer settled on.
@@ -47,9 +47,9 @@ type feeResult struct {
 var (
 	// moneyRe finds amounts with their currency: a symbol or code before
 	// ("$", "US$", "£", "€", "A$", "GBP ") or a word after ("dollars").
-	moneyRe = newFullRe(`(?i)(us\$|usd ?|\$|£|gbp ?|€|eur ?|a\$|au\$|aud ?|c\$|cad ?|nz\$|nzd ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
+	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|£|€|(?:usd|gbp|eur|aud|cad|nzd) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
 	// waiverRe says no fee is due.
-	waiverRe = regexp.MustCompile(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
+	waiverRe = fre(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
 	// rangeSepRe joins the two ends of a range ("$100 - $250", "$100 to $250").
 	rangeSepRe = regexp.MustCompile(`^\s*(-|–|to|and|through)\s*$`)
 	// bareAmountLine is an OCR'd table cell holding only an amount.
@@ -337,7 +337,7 @@ func pagesTimesPrice(body string, amts []amount) (int64, bool) {
 func extractFee(body string) feeResult {
 	amts := findAmounts(body)
 	var res feeResult
-	res.waived = waiverRe.MatchString(body)
+	res.waived = waiverRe.match(asciiLower(body))
 	count := map[int64]int{}
 	for _, a := range amts {
 		count[a.cents]++

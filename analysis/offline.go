@@ -224,12 +224,22 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
+// Phrases judgeDenial looks for in the lower-cased reply.
 var (
-	blanketRe       = regexp.MustCompile(`generally exempt|blanket|all records|in (its|their) entirety|categorical|any and all|to the extent you consider`)
-	investigationRe = regexp.MustCompile(`investigat|7\(a\)|\(b\)\(7\)|law enforcement|7923\.600|832\.7`)
-	deliberativeRe  = regexp.MustCompile(`inter-agency|intra-agency|deliberative|87\(2\)\(g\)|\(b\)\(5\)|draft`)
-	privacyBroadRe  = regexp.MustCompile(`privacy`)
+	blanketWords       = []string{"generally exempt", "blanket", "all records", "in its entirety", "in their entirety", "categorical", "any and all", "to the extent you consider"}
+	investigationWords = []string{"investigat", "7(a)", "(b)(7)", "law enforcement", "7923.600", "832.7"}
+	deliberativeWords  = []string{"inter-agency", "intra-agency", "deliberative", "87(2)(g)", "(b)(5)", "draft"}
 )
+
+// firstOf returns the first of words that lower contains, or "".
+func firstOf(lower string, words []string) string {
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return w
+		}
+	}
+	return ""
+}
 
 // judgeDenial decides whether a denial is contestable: no exemption cited,
 // blanket/boilerplate language, or exemptions (investigation, deliberative,
@@ -239,16 +249,16 @@ func judgeDenial(lower string, exemptions []string) (bool, string) {
 	if len(exemptions) == 0 {
 		why = append(why, "no specific exemption cited")
 	}
-	if m := blanketRe.FindString(lower); m != "" {
+	if m := firstOf(lower, blanketWords); m != "" {
 		why = append(why, "blanket language \""+m+"\"")
 	}
-	if investigationRe.MatchString(lower) {
+	if firstOf(lower, investigationWords) != "" {
 		why = append(why, "investigation/law-enforcement exemption invites a segregability argument")
 	}
-	if deliberativeRe.MatchString(lower) {
+	if firstOf(lower, deliberativeWords) != "" {
 		why = append(why, "deliberative-process exemption: factual portions are segregable")
 	}
-	if len(why) == 0 && privacyBroadRe.MatchString(lower) {
+	if len(why) == 0 && strings.Contains(lower, "privacy") {
 		why = append(why, "privacy exemption: redaction rather than withholding can be asked")
 	}
 	if len(why) == 0 {
@@ -268,6 +278,9 @@ var (
 // named in a withholding sentence is EXEMPT (or DENIED), in a delivery
 // sentence DELIVERED; a RECORDS_READY reply delivers every pending item.
 func scopeUpdates(body string, class workflow.Class, items []workflow.ScopeItem) []workflow.ScopeUpdate {
+	if len(items) == 0 {
+		return nil
+	}
 	var out []workflow.ScopeUpdate
 	sentences := sentenceEnd.Split(body, -1)
 	for _, it := range items {

@@ -39,6 +39,10 @@ type fastRe struct {
 	// shrink: keys are the pattern's own required literals, so windows
 	// may be cut to the match bounds above.
 	shrink bool
+	// alts are the pattern's top-level alternatives compiled on their own,
+	// each with its literal gate (see alternative): a window runs only the
+	// branches it can match, on small programs.
+	alts []alternative
 }
 
 // maxMatch bounds a match's length when running anchored at a prefix.
@@ -49,7 +53,7 @@ const maxMatch = 400
 const window = 260
 
 func newFastRe(re *regexp.Regexp) fastRe {
-	f := fastRe{re: re, win: window, atLimit: maxMatch, seps: -1}
+	f := fastRe{re: re, win: window, atLimit: maxMatch, seps: -1, alts: alternativesOf(re.String())}
 	p, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
 		return f
@@ -261,6 +265,8 @@ func requiredLiterals(p *syntax.Regexp) []string {
 	switch p.Op {
 	case syntax.OpLiteral:
 		return []string{strings.ToLower(string(p.Rune))}
+	case syntax.OpCharClass:
+		return exactLiterals(p) // a few characters ("[$£]"), or nil
 	case syntax.OpCapture:
 		return requiredLiterals(p.Sub[0])
 	case syntax.OpPlus:
@@ -719,11 +725,57 @@ func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [
 		return out
 	}
 	for _, sp := range f.spans(lower, ix, overlap) {
-		for _, m := range f.re.FindAllStringIndex(lower[sp[0]:sp[1]], n) {
+		for _, m := range f.findAllInWindow(lower[sp[0]:sp[1]], n) {
 			out = append(out, []int{m[0] + sp[0], m[1] + sp[0]})
 			if len(out) >= n {
 				return out
 			}
+		}
+	}
+	return out
+}
+
+// findAllInWindow is f.re.FindAllStringIndex(s, n) computed from the
+// pattern's branches: each branch whose gate passes finds its matches, and
+// the leftmost are kept without overlaps, earlier branches first on a tie
+// (the regexp's leftmost-first preference). Where one branch's match would
+// hide another's, the result can differ from the whole pattern's in which
+// overlapping match is reported; for cue and fact extraction either is
+// right.
+func (f fastRe) findAllInWindow(s string, n int) [][]int {
+	if len(f.alts) < 2 {
+		return f.re.FindAllStringIndex(s, n)
+	}
+	type cand struct {
+		m   []int
+		alt int
+	}
+	var cs []cand
+	for i := range f.alts {
+		a := &f.alts[i]
+		if !a.passes(s) {
+			continue
+		}
+		for _, m := range a.re.FindAllStringIndex(s, n) {
+			cs = append(cs, cand{m, i})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].m[0] != cs[j].m[0] {
+			return cs[i].m[0] < cs[j].m[0]
+		}
+		return cs[i].alt < cs[j].alt
+	})
+	var out [][]int
+	end := -1
+	for _, c := range cs {
+		if c.m[0] < end || c.m[0] == end && c.m[1] == c.m[0] && len(out) > 0 {
+			continue
+		}
+		out = append(out, c.m)
+		end = c.m[1]
+		if len(out) >= n {
+			break
 		}
 	}
 	return out

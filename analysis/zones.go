@@ -189,15 +189,42 @@ func dropLongQuotes(s string) (string, int) {
 	return b.String(), n
 }
 
-// courtesyRe matches a closing courtesy sentence: an offer to answer
-// questions, thanks for patience. It says nothing about the request, and its
-// "please let me know" must not read as a question put to the requester.
-var courtesyRe = regexp.MustCompile(`(?im)(^|[.!?]\s+)[ \t]*((please )?(do not|don't) hesitate\b[^.!?\n]*|(please )?feel free to (contact|call|email|e-mail|reach|get in touch)[^.!?\n]*|(please )?let (me|us) know if (you have|you need|you require|i can|we can|there is|there are|there's)[^.!?\n]*|if you (have|need|require) (any )?(further |other |additional )?(questions|queries|assistance|help|concerns)[^.!?\n]*|should you (have|need|require)[^.!?\n]*(questions|queries|assistance|help)[^.!?\n]*|(i|we) hope (this|the above|that) (helps|is helpful|answers|assists)[^.!?\n]*|thank you (again )?for your (patience|understanding|cooperation|time|interest)[^.!?\n]*)[.!?]?`)
+// courtesyRe matches, at the start of a sentence, a closing courtesy: an
+// offer to answer questions, thanks for patience. It says nothing about the
+// request, and its "please let me know" must not read as a question put to
+// the requester.
+var courtesyRe = regexp.MustCompile(`^(?i)[ \t]*((please )?(do not|don't) hesitate\b[^.!?\n]*|(please )?feel free to (contact|call|email|e-mail|reach|get in touch)[^.!?\n]*|(please )?let (me|us) know if (you have|you need|you require|i can|we can|there is|there are|there's)[^.!?\n]*|if you (have|need|require) (any )?(further |other |additional )?(questions|queries|assistance|help|concerns)[^.!?\n]*|should you (have|need|require)[^.!?\n]*(questions|queries|assistance|help)[^.!?\n]*|(i|we) hope (this|the above|that) (helps|is helpful|answers|assists)[^.!?\n]*|thank you (again )?for your (patience|understanding|cooperation|time|interest)[^.!?\n]*)[.!?]?`)
 
-// dropCourtesy removes courtesy sentences from the agency's text.
+// dropCourtesy removes courtesy sentences from the agency's text. Only
+// sentence starts whose first letter can begin one are tried.
 func dropCourtesy(s string) string {
-	return courtesyRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := courtesyRe.FindStringSubmatch(m)
-		return sub[1]
-	})
+	var b strings.Builder
+	last := 0
+	try := func(p int) {
+		q := p
+		for q < len(s) && (s[q] == ' ' || s[q] == '\t') {
+			q++
+		}
+		if q == len(s) || p < last || !strings.ContainsRune("pdflistwPDFLISTW", rune(s[q])) {
+			return
+		}
+		if loc := courtesyRe.FindStringIndex(s[p:]); loc != nil {
+			b.WriteString(s[last:p])
+			last = p + loc[1]
+		}
+	}
+	try(0)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			try(i + 1)
+		case (c == '.' || c == '!' || c == '?') && i+1 < len(s) && s[i+1] == ' ':
+			try(i + 1)
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
