@@ -1,6 +1,9 @@
 package analysis
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // concepts group the words that carry a FOIA reply's meaning. A sentence's
 // concepts, taken in pairs ("s:NEG+HOLD"), say what it is about whatever
@@ -21,7 +24,7 @@ func init() {
 		"TIME":     {"days", "weeks", "months", "extension", "extend", "extended", "delay", "delayed", "additional", "deadline", "estimated", "estimate", "date", "longer", "time", "timescale"},
 		"MONEY":    {"fee", "fees", "cost", "costs", "charge", "charges", "invoice", "payment", "pay", "paid", "deposit", "$", "check", "cheque", "remit", "hourly", "prepayment"},
 		"ASK":      {"clarify", "clarification", "confirm", "specify", "narrow", "which", "whether", "refine", "reduce", "describe", "identify", "prefer"},
-		"OTHER":    {"another", "other", "different", "separate", "directed", "forward", "forwarded", "referred", "transferred", "redirected", "responsibility", "remit", "contact", "instead"},
+		"OTHER":    {"another", "other", "different", "separate", "directed", "forward", "forwarded", "referred", "transferred", "redirected", "responsibility", "contact", "instead"},
 		"PORTAL":   {"portal", "online", "website", "form", "account", "login", "register", "submit", "link"},
 		"DENY":     {"deny", "denied", "denial", "refuse", "refused", "refusal", "decline", "declined", "reject", "rejected", "vexatious"},
 		"REQUEST":  {"request", "requests", "application", "enquiry", "inquiry"},
@@ -30,15 +33,20 @@ func init() {
 		"PART":     {"part", "partial", "partially", "some", "portion", "portions", "installment", "instalment", "interim", "remaining", "remainder"},
 	} {
 		for _, w := range words {
+			if c, dup := concepts[w]; dup {
+				// One concept per word, or the features would depend on
+				// map order.
+				panic("analysis: word " + w + " in concepts " + c + " and " + concept)
+			}
 			concepts[w] = concept
 		}
 	}
 }
 
 // sentenceConcepts calls emit for each concept and each pair of concepts
-// (alphabetical, "A+B") present in one sentence of the agency's text, with
-// the sentence's offset.
-func sentenceConcepts(body string, emit func(name string, start, end int)) {
+// (alphabetical, "A+B") present in one sentence of a text's words, with the
+// sentence's byte span.
+func sentenceConcepts(words []token, emit func(name string, start, end int)) {
 	var set []string
 	start, end := -1, 0
 	flush := func() {
@@ -53,26 +61,21 @@ func sentenceConcepts(body string, emit func(name string, start, end int)) {
 			}
 		}
 		set = set[:0]
-		start = -1
 	}
-	forEachToken(body, func(tok string, s, e int, breakBefore bool) {
-		if breakBefore {
+	for _, t := range words {
+		if t.breakBefore {
 			flush()
+			start = -1
 		}
 		if start < 0 {
-			start = s
+			start = t.start
 		}
-		end = e
-		c, ok := concepts[tok]
-		if !ok {
-			return
-		}
-		for _, x := range set {
-			if x == c {
-				return
-			}
+		end = t.end
+		c, ok := concepts[t.word]
+		if !ok || slices.Contains(set, c) {
+			continue
 		}
 		set = append(set, c)
-	})
+	}
 	flush()
 }

@@ -177,12 +177,14 @@ func (ru *rule) matches(sentence string, buf [][]int) [][]int {
 			buf = append(buf, a.re.FindAllStringIndex(sentence, 8)...)
 		}
 	}
-	sort.Slice(buf, func(i, j int) bool {
-		if buf[i][0] != buf[j][0] {
-			return buf[i][0] < buf[j][0]
-		}
-		return buf[i][1] > buf[j][1]
-	})
+	if len(buf) > 1 {
+		sort.Slice(buf, func(i, j int) bool {
+			if buf[i][0] != buf[j][0] {
+				return buf[i][0] < buf[j][0]
+			}
+			return buf[i][1] > buf[j][1]
+		})
+	}
 	return buf
 }
 
@@ -457,13 +459,17 @@ func firstCue(ru *rule, lower, body string, spans [][2]int) (evidence, bool) {
 const maxSentence = 400
 
 // sentenceSpans splits lower into sentences: a ".", "!", "?" or ";"
-// followed by a space, or a line break, ends one.
+// followed by a space, or a line break, ends one — but not the dot of an
+// abbreviation ("k.s.a. 45-221", "sec. 12", "mr. smith", "u.s.c. 552").
 func sentenceSpans(lower string) [][2]int {
 	var out [][2]int
 	start := 0
 	for i := 0; i < len(lower); i++ {
 		c := lower[i]
 		end := c == '\n' || (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(lower) || lower[i+1] == ' ' || lower[i+1] == '\n')
+		if end && c == '.' && abbreviationBefore(lower, i) {
+			end = false
+		}
 		if end || i-start >= maxSentence && c == ' ' {
 			out = append(out, [2]int{start, i + 1})
 			start = i + 1
@@ -473,6 +479,23 @@ func sentenceSpans(lower string) [][2]int {
 		out = append(out, [2]int{start, len(lower)})
 	}
 	return out
+}
+
+// abbreviations end in a dot that does not end a sentence.
+var abbreviations = map[string]bool{"sec": true, "no": true, "mr": true, "ms": true, "mrs": true, "dr": true, "st": true,
+	"vs": true, "etc": true, "inc": true, "co": true, "dept": true, "gov": true, "stat": true, "ann": true, "rev": true,
+	"seq": true, "art": true, "reg": true, "para": true, "ch": true, "ss": true, "jr": true, "sr": true, "approx": true}
+
+// abbreviationBefore reports whether the dot at lower[i] ends an
+// abbreviation: a word of one or two letters, a dotted word, or a known
+// abbreviation.
+func abbreviationBefore(lower string, i int) bool {
+	j := i
+	for j > 0 && lower[j-1] != ' ' && lower[j-1] != '\n' && lower[j-1] != '(' {
+		j--
+	}
+	w := lower[j:i]
+	return len(w) > 0 && len(w) <= 2 && isLetterByte(w[0]) || strings.Contains(w, ".") || abbreviations[w]
 }
 
 // spansOf returns, ascending and without repeats, the sentences that hold

@@ -294,31 +294,47 @@ var downloadPhraseRe = fre(`(?i)(files?|records?|documents?) (are |is )?(now )?a
 
 var (
 	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*)`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit")
-	exemptCtxRe = regexp.MustCompile(`(?i)exempt|withh|redact|denied|deny|not subject to|confidential|protected|privacy|privilege|not required to|prohibit`)
-	exemptNotRe = regexp.MustCompile(`(?i)appeal|\bfees?\b|charge|extension|deposit|\bcost|additional time|copy of the record|programming`)
+	// exemptContext: a citation counts when one of these is within 250
+	// bytes before it or 60 after; exemptNot: not when its own sentence is
+	// about appeals, fees or time.
+	exemptContext = []string{"exempt", "withh", "redact", "denied", "deny", "not subject to", "confidential", "protected", "privacy", "privilege", "not required to", "prohibit"}
+	exemptNot     = []string{"appeal", " fee ", " fees", "charge", "extension", "deposit", " cost", "additional time", "copy of the record", "programming"}
 )
 
 // extractExemptions lists the legal citations the agency relied on to
 // withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
-// body.
+// body. Citations are looked for in the sentences that hold a digit and
+// have withholding words close by.
 func extractExemptions(body string, lix *bigramIndex) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range exemptionRe.findAllIn(lix, 200) {
-		cite := strings.Join(strings.Fields(strings.TrimRight(body[m[0]:m[1]], ".-:")), " ")
-		own := sentenceAround(body, m[0], m[1])
-		ctx := body[max(0, m[0]-250):min(len(body), m[1]+60)]
-		if !exemptCtxRe.MatchString(ctx) || exemptNotRe.MatchString(own) {
+	lower := lix.text
+	for _, sp := range sentenceSpans(lower) {
+		sent := lower[sp[0]:sp[1]]
+		if !strings.ContainsAny(sent, "0123456789") {
 			continue
 		}
-		k := strings.ToLower(cite)
-		if seen[k] || countDigits(cite) == 0 {
+		near := lower[max(0, sp[0]-250):min(len(lower), sp[1]+60)]
+		if firstOf(near, exemptContext) == "" {
 			continue
 		}
-		seen[k] = true
-		out = append(out, cite)
-		if len(out) == 12 {
-			break
+		for _, m := range exemptionRe.findAllInWindow(sent, 16) {
+			a, b := m[0]+sp[0], m[1]+sp[0]
+			cite := strings.Join(strings.Fields(strings.TrimRight(body[a:b], ".-:")), " ")
+			own := " " + sentenceAround(lower, a, b) + " "
+			ctx := lower[max(0, a-250):min(len(lower), b+60)]
+			if firstOf(ctx, exemptContext) == "" || firstOf(own, exemptNot) != "" {
+				continue
+			}
+			k := strings.ToLower(cite)
+			if seen[k] || countDigits(cite) == 0 {
+				continue
+			}
+			seen[k] = true
+			out = append(out, cite)
+			if len(out) == 12 {
+				return out
+			}
 		}
 	}
 	return out

@@ -56,6 +56,7 @@ type reading struct {
 	ev           []evidence
 	attachments  []string // file names: the message's, then "[Attachments: …]" lines
 	english      bool
+	tokens       []token // the words of body
 	feats        []Feature
 	notes        []string
 }
@@ -104,7 +105,8 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	atts := reply.Attachments
 	rd.hasLink, rd.linkWhy = hasRecordsLink(z.full, atts)
 	rd.ev = scoreRules(rd.lix, body)
-	rd.english = isEnglish(rd.lower)
+	rd.tokens = tokenize(body)
+	rd.english = isEnglish(rd.tokens)
 	rd.feats = rd.features()
 	return rd
 }
@@ -116,16 +118,14 @@ func (rd *reading) features() []Feature {
 	fs.seen = make(map[string]int, 512)
 	// Words and word pairs of the agency's own text. Pairs do not cross a
 	// sentence end or a paragraph break.
-	prev, prevStart := "", 0
-	forEachToken(rd.body, func(tok string, start, end int, breakBefore bool) {
-		fs.add("w:"+tok, 1, rd.body[start:end], start)
-		if prev != "" && !breakBefore {
-			fs.add("b:"+prev+"_"+tok, 1, rd.body[prevStart:end], prevStart)
+	for i, t := range rd.tokens {
+		fs.add("w:"+t.word, 1, rd.body[t.start:t.end], t.start)
+		if i > 0 && !t.breakBefore {
+			p := rd.tokens[i-1]
+			fs.add("b:"+p.word+"_"+t.word, 1, rd.body[p.start:t.end], p.start)
 		}
-		prevStart = start
-		prev = tok
-	})
-	sentenceConcepts(rd.body, func(name string, start, end int) {
+	}
+	sentenceConcepts(rd.tokens, func(name string, start, end int) {
 		fs.add(name, 1, rd.body[start:end], start)
 	})
 	for _, a := range rd.attachments {
@@ -231,6 +231,22 @@ func (rd *reading) facts() []fact {
 	return out
 }
 
+// token is one word of a text, with its byte span.
+type token struct {
+	word        string
+	start, end  int
+	breakBefore bool // a sentence end or paragraph break precedes it
+}
+
+// tokenize returns the words of s (forEachToken).
+func tokenize(s string) []token {
+	out := make([]token, 0, len(s)/6)
+	forEachToken(s, func(tok string, start, end int, brk bool) {
+		out = append(out, token{tok, start, end, brk})
+	})
+	return out
+}
+
 // forEachToken calls fn for each word of s: runs of letters and digits,
 // lower-cased, apostrophes dropped ("don't" → "dont"), digits read "#"
 // ("2023" → "#"), "$" and "§" as words of their own. breakBefore is true
@@ -326,22 +342,21 @@ var englishWords = map[string]bool{
 // reply is not read as English (and the model's class is not trusted).
 const minEnglishShare = 0.12
 
-// isEnglish reports whether lower (lower-cased text) reads as English; texts
-// of fewer than 12 words are given the benefit of the doubt.
-func isEnglish(lower string) bool {
+// isEnglish reports whether a text's words read as English; texts of
+// fewer than 12 words are given the benefit of the doubt.
+func isEnglish(words []token) bool {
 	n, en := 0, 0
-	forEachToken(lower, func(tok string, _, _ int, _ bool) {
-		if tok == "#" || tok == "$" || tok == "§" {
-			return
+	for _, t := range words {
+		if t.word == "#" || t.word == "$" || t.word == "§" {
+			continue
 		}
 		n++
-		if englishWords[tok] {
+		if englishWords[t.word] {
 			en++
 		}
-	})
+	}
 	return n < 12 || float64(en) >= minEnglishShare*float64(n)
 }
-
 // Prior is expert knowledge about one feature: the class it speaks for and
 // how strongly (a logit), from the cue table's hand-set weights. Training
 // regularises the model towards these values instead of towards zero, so
