@@ -79,6 +79,8 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	printReport(out, lm, lAll)
 	printReliability(out, lAll)
 	fmt.Fprintf(out, "\ncross-validation took %s\n", time.Since(start).Round(time.Millisecond))
+	perSec, passes := throughput(ctx, analysis.Offline{}, replies, 5, c.minTime)
+	fmt.Fprintf(out, "throughput: %.0f replies/s (shipped model, single goroutine, %d passes over all %d replies)\n", perSec, passes, len(replies))
 	fmt.Fprintln(out, lastLine(lm)+" split=loso")
 	return nil
 }
