@@ -265,6 +265,7 @@ var rules = []rule{
 	keyed(rn(cDen, 2.0, "denial.cannot_disclose", `(we|i|the (council|department|agency|office|city|county|authority)) (are|am|is|will be) (withholding|not (able to )?(disclose|disclosing|release|releasing|provide|providing)) (this|the|that|these|those|any|all)|(cannot|can not|unable to|will not|won't) (disclose|release|provide|supply) (this|the|that|these|those|any|all|copies)( of)? (information|records|documents|data|material)`), "withholding", "not ", "cannot", "can not", "unable", "won't"),
 	r(cDen, 1.5, "denial.cost_limit", `(exceed|exceeds|exceeded|exceeding|beyond|over) the (appropriate|cost|fees?) limit|appropriate limit|section 12\b|cost of compliance`),
 	r(cDen, 2.0, "denial.exempt_section", `(is|are|be|been) (considered |deemed )?exempt (from disclosure )?(under|by virtue of|in accordance with|pursuant to) (section|s\.|regulation|reg\.|exemption|article)`),
+	over(r(cDen, 3.0, "denial.attached_refusal", `\b(attached|enclosed|below|find)\b[^.!?\n]{0,40}\b(refusal|denial|refusal notice|decision to refuse|decision to withhold)\b`), "ready.response_below", "ready.attached_anything"),
 	r(cDen, 2.0, "denial.active_investigation", `(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)[^.!?\n]{0,80}\b(exempt|withh\w*|not (be )?(released|disclosed)|deny|denied)`),
 	rn(cDen, 2.0, "denial.exempt", `(not subject to|exempt(ed)? from|prohibited from|protected from) (public )?(disclosure|release|production|inspection)|(is|are) (confidential|privileged) (and|under|pursuant|by law)|(is|are) (generally )?exempt (under|pursuant|by|as|because|since)`),
 	r(cDen, 3.0, "denial.withheld_in_full", `withh(eld|olding) (\w+ ){0,3}in (its|their) entirety|withh(eld|olding) (\w+ ){0,3}in full|(release|disclose|produce) (no|none of the) (records|documents)`),
@@ -297,7 +298,7 @@ var rules = []rule{
 	r(cRdy, 2.0, "ready.link", `(via|through|using|in|at) (a|the) (sharefile|share ?file|dropbox|box|google drive|onedrive|sharepoint|secure|download|file ?share)( link)?|use the links? (below|above) to (access|download|view)|in the share with`),
 	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)`),
 	r(cRdy, 1.0, "ready.sent", `(sent|mailed|provided|emailed|delivered|shipped) (out )?to you`),
-	keyed(r(cRdy, 2.0, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
+	keyed(r(cRdy, 0.5, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
 	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) (the |a |all |copies of |copy of |our )?(information|records|documents|data|copies|spreadsheet|report|file|response)|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
 	r(cRdy, 2.0, "ready.published_elsewhere", `(publicly |freely )?available (on|at|from|via|through) (our|the|its) (website|web site|open data|link|webpage|web page)|published (on|at|in) (our|the) (website|web site|annual report)|section 21\b|reasonably accessible (to you )?by other means|(can|may) be (found|accessed|viewed|downloaded) (on|at|via|from) (our|the) (website|link|following)`),
 	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
@@ -330,7 +331,7 @@ var rules = []rule{
 	r(cClar, 2.5, "clarify.identity", `(your )?full (name|legal name)|(not|isn't|is not) a valid request|section 8\b|proof of (identity|address)|(photo|government[- ]issued) id(entification)?`),
 	keyed(r(cClar, 2.0, "clarify.still_wanted", `(do you |if you )?(still )?(wish|want|require|need) (us )?to (proceed|continue|pursue)|whether you (still )?(wish|want|require|need)|(reduce|refine|narrow|limit) (the (scope|time ?frame|date range) of )?your request|(submit|make|send) (a )?(new|narrower|refined|revised) request|advice and assistance`), "proceed", "continue", "pursue", "still", "narrow", "refine", "reduce", "limit", "new request", "revised request", "advice and assistance"),
 	r(cClar, 2.5, "clarify.what_you_need", `what (you are|you're|you were) (looking|asking) for|not sure what you (need|want|mean|are)|(to|must|need to|in order to) perfect (the|your|this) request|(a )?fix is required`),
-	r(cClar, 1.5, "clarify.question", `\b(would|could|do|did|can|are|is|will) you\b[^.!?\n]{0,120}\?`),
+	r(cClar, 0.8, "clarify.question", `\b(would|could|do|did|can|are|is|will) you\b[^.!?\n]{0,120}\?`),
 
 	// WRONG_AGENCY
 	rn(cWrng, 3.5, "wrong.not_custodian", `not the (proper |correct |appropriate |official |right |legal )?(custodian|agency|office|department|holder|keeper|entity|records custodian)`),
@@ -341,6 +342,7 @@ var rules = []rule{
 	r(cWrng, 2.5, "wrong.referred", `(forwarded|referred|transferred|redirected|rerouted) (your request |this request |the request |it )?to (the )?([\w.'&-]+ ){0,6}`+agencyWord),
 	r(cWrng, 1.0, "wrong.does_not_apply", `(does|do) not apply to (the|this|our) (court|office|agency|entity)`),
 	r(cWrng, 2.5, "wrong.held_by_other", `(is|are|would be) (held|maintained|kept|managed|operated|issued|run|owned|administered|responsible) by (the |a |an )?(other|([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|partnership|office|trust|school|schools|board|commission|providers?)|police|county|state|city|federal)|(another|a different|a separate|the relevant|the appropriate) (public )?(body|authority|organisation|organization)`),
+	r(cWrng, 2.5, "wrong.request_for_other_body", `\ba request for (records|information|documents) (from|held by|of|kept by) (another|a different|the ([a-z'-]+ ){0,3}(council|police|county|city|department|agency|authority|office|board|school)|[a-z]+ (council|police|county|city))`),
 	keyed(r(cWrng, 2.5, "wrong.not_our_remit", `(is|are|falls?) (not )?(the )?(responsibility|remit|within the remit|a matter) (of|for) (the )?[a-z]|not (a |an )?(council|department|agency|city|county|our) (responsibility|function|matter)|this is not us\b|(we are|we're) not (the )?(right|correct|appropriate|responsible) (body|authority|organisation|organization|agency|office)|(request|enquiry|inquiry) (is|was) (for|about) (records|information) (from|of|held by) (another|a different|[a-z]+ (council|police|county|city|agency))`), "responsib", "remit", "matter", "not us", "not the right", "not the correct", "not the appropriate", "function", "request is for", "request was for", "enquiry is for", "inquiry is for", "request is about", "request was about"),
 	r(cWrng, 2.0, "wrong.make_request_to", `(make|submit|send|direct|address|file) (a |an |your )?(foi |freedom of information |records |public records |open records )?(request|enquiry|inquiry|application) (to|with) (them|the ([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|office|board|school|schools))|(contact|write to) (them|the ([a-z'-]+ ){1,3}(police|council|partnership|county|city|agency|authority|school|schools)|[a-z]+ (city|county|council|police)|schools?) (directly|at|by|on|via|to request)`),
 	r(cWrng, 3.0, "wrong.sent_in_error", `(sent|mailed|addressed|reached|came to|directed) (us |this office |me |our office )?(in error|to the wrong|by mistake)|\bwrong (address|agency|office|department|public body|authority)\b`),
@@ -409,6 +411,7 @@ func scoreRules(ix *bigramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := sentenceSpans(lower)
+	restated := restatedSpans(lower)
 	var pos []int
 	for i := range rules {
 		ru := &rules[i]
@@ -426,20 +429,24 @@ func scoreRules(ix *bigramIndex, body string) []evidence {
 			}
 			spans = spansOf(sents, pos)
 		}
-		if e, ok := firstCue(ru, lower, body, spans); ok {
+		if e, ok := firstCue(ru, lower, body, spans, restated); ok {
 			out = append(out, e)
 		}
 	}
 	return dropOverlaps(out)
 }
 
-// firstCue returns the first match of ru within spans that is not negated.
-func firstCue(ru *rule, lower, body string, spans [][2]int) (evidence, bool) {
+// firstCue returns the first match of ru within spans that is not negated
+// and does not lie in the requester's own words restated by the agency.
+func firstCue(ru *rule, lower, body string, spans, restated [][2]int) (evidence, bool) {
 	var buf [][]int
 	for _, sp := range spans {
 		buf = ru.matches(lower[sp[0]:sp[1]], buf)
 		for _, m := range buf {
 			m0, m1 := m[0]+sp[0], m[1]+sp[0]
+			if inSpans(restated, m0) {
+				continue
+			}
 			pre := lower[max(0, m0-50):m0]
 			if ru.negatable && negated(pre) {
 				continue
@@ -579,6 +586,53 @@ func overrides(a, b string) bool {
 				}
 			}
 			return false
+		}
+	}
+	return false
+}
+
+// restatedRe finds where an agency restates the request in its reply:
+// "your request for information relating to …" up to the end of that
+// sentence, and "You asked: …" up to the answer or the paragraph's end.
+var (
+	restatedAboutRe = fre(`\b(your|the) (request|application|enquiry|inquiry|e-?mail|foi request|freedom of information request)( for information| for records)? (relating to|concerning|regarding|about|in relation to|in respect of|on the subject of)\b`)
+	restatedAskRe   = fre(`\b(you asked|you requested|you have asked|you have requested|your request( was)?|request)\s*:`)
+	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\n|(our )?(response|answer):`)
+)
+
+// restatedSpans returns the byte spans of lower (ascending) that restate
+// the requester's words; cues found there are the requester's, not the
+// agency's ("Thank you for your request for information concerning: can
+// you confirm …").
+func restatedSpans(lower string) [][2]int {
+	var out [][2]int
+	add := func(from int, skipSentenceEnd bool) {
+		rest := lower[from:min(len(lower), from+600)]
+		end := len(rest)
+		for _, m := range restatedEndRe.FindAllStringIndex(rest, -1) {
+			if skipSentenceEnd && rest[m[0]:m[1]] == ". " {
+				continue
+			}
+			end = m[0]
+			break
+		}
+		out = append(out, [2]int{from, from + end})
+	}
+	for _, m := range restatedAboutRe.findAll(lower, 16) {
+		add(m[1], false)
+	}
+	for _, m := range restatedAskRe.findAll(lower, 16) {
+		add(m[1], true)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// inSpans reports whether offset p lies in one of spans.
+func inSpans(spans [][2]int, p int) bool {
+	for _, s := range spans {
+		if p >= s[0] && p < s[1] {
+			return true
 		}
 	}
 	return false

@@ -44,8 +44,8 @@ func researchNotes(t *testing.T) map[string][]string {
 }
 
 var (
-	quotedRe = regexp.MustCompile(`'([^']{6,})'|"([^"]{6,})"|“([^”]{6,})”`)
-	letterURLRe    = regexp.MustCompile(`(?i)https?://|www\.|\b[a-z0-9-]+\.(?:gov|org|com|net|us|uk)\b/?`)
+	quotedRe    = regexp.MustCompile(`'([^']{6,})'|"([^"]{6,})"|“([^”]{6,})”`)
+	letterURLRe = regexp.MustCompile(`(?i)https?://|www\.|\b[a-z0-9-]+\.(?:gov|org|com|net|us|uk)\b/?`)
 )
 
 // fragments are the parts of a note a letter must not contain: each quoted

@@ -133,6 +133,15 @@ func (rd *reading) features() []Feature {
 			fs.add("a:"+tok, 1, a, -1)
 		})
 	}
+	// An attachment's name often says what the letter is ("Refusal
+	// notice.pdf", "Response not held.pdf"): the cue table reads the names
+	// too.
+	if len(rd.attachments) > 0 {
+		names := strings.ReplaceAll(asciiLower(strings.Join(rd.attachments, ". ")), "_", " ")
+		for _, e := range scoreRules(newBigramIndex(names), names) {
+			fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
+		}
+	}
 	for _, e := range rd.ev {
 		v := 1.0
 		if e.weight < 1 {
@@ -217,11 +226,17 @@ func (rd *reading) facts() []fact {
 	if len(rd.attachments) > 0 {
 		out = append(out, fact{"attachment", rd.attachments[0]})
 	}
+	if hasAny(rd.ev, "denial.cost_limit") && hasAny(rd.ev, "clarify.still_wanted", "clarify.narrow", "clarify.could_you") {
+		// A refusal on cost that invites a narrower request (UK FOIA s.12
+		// with s.16 advice and assistance) asks the requester to act.
+		out = append(out, fact{"cost_limit_narrow", "over the cost limit, with an invitation to narrow the request"})
+	}
 	if hasEvidence(rd.ev, "norecords.") && hasEvidence(rd.ev, "wrong.") {
 		out = append(out, fact{"not_held_but_elsewhere", "not held here, held by another body"})
 	}
-	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing")
-	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow", "partial.installment")
+	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available")
+	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
+		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section")
 	if delivered && held {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
@@ -357,6 +372,7 @@ func isEnglish(words []token) bool {
 	}
 	return n < 12 || float64(en) >= minEnglishShare*float64(n)
 }
+
 // Prior is expert knowledge about one feature: the class it speaks for and
 // how strongly (a logit), from the cue table's hand-set weights. Training
 // regularises the model towards these values instead of towards zero, so
@@ -387,4 +403,5 @@ var factPriors = map[string]Prior{
 	"portal_vendor":          {workflow.ClassPortalRedirect, 1.5},
 	"exemption_cited":        {workflow.ClassDenial, 1.0},
 	"not_held_but_elsewhere": {workflow.ClassWrongAgency, 1.0},
+	"cost_limit_narrow":      {workflow.ClassClarification, 3.0},
 }

@@ -364,6 +364,9 @@ func extractFee(body string) feeResult {
 		default:
 			continue
 		}
+		if a.role != roleDeposit && !paymentNear(body, a) {
+			continue // an amount in the records themselves ("fines issued: £19,220")
+		}
 		s += 0.5 * float64(min(count[a.cents]-1, 3))
 		if hasProduct && a.cents == product {
 			s += 1.5
@@ -472,3 +475,15 @@ func clip(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// paymentWords say that an amount is money the requester is asked for.
+var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",
+	"check", "cheque", "money order", "billable", "rate", "amount due", "balance", "total due", "quote"}
+
+// paymentNear reports whether a payment word is within 150 bytes before
+// the amount or 60 after it: otherwise the amount is part of the records
+// themselves ("fines issued in 2023: £19,220"), not a fee.
+func paymentNear(body string, a amount) bool {
+	ctx := asciiLower(body[max(0, a.start-150):min(len(body), a.start+len(a.text)+60)])
+	return firstOf(ctx, paymentWords) != ""
+}

@@ -31,8 +31,24 @@ func normalize(s string) string {
 	}
 	s = strings.ReplaceAll(s, "hitps://", "https://")
 	s = strings.ReplaceAll(s, "hitp://", "http://")
+	if strings.Contains(s, "'") {
+		s = contractions.Replace(s)
+	}
 	return squeezeSpaces(s)
 }
+
+// contractions are spelt out so that one cue reads both forms ("we don't
+// hold" is "we do not hold").
+var contractions = strings.NewReplacer(
+	"don't", "do not", "Don't", "Do not", "doesn't", "does not", "Doesn't", "Does not",
+	"didn't", "did not", "Didn't", "Did not", "can't", "cannot", "Can't", "Cannot",
+	"won't", "will not", "Won't", "Will not", "isn't", "is not", "aren't", "are not",
+	"wasn't", "was not", "weren't", "were not", "haven't", "have not", "hasn't", "has not",
+	"hadn't", "had not", "couldn't", "could not", "wouldn't", "would not", "shouldn't", "should not",
+	"we're", "we are", "We're", "We are", "we've", "we have", "We've", "We have",
+	"we'll", "we will", "We'll", "We will", "I'll", "I will", "I'm", "I am", "I've", "I have",
+	"you're", "you are", "You're", "You are", "you'll", "you will", "You'll", "You will",
+)
 
 // squeezeSpaces collapses runs of spaces and drops trailing spaces per line.
 func squeezeSpaces(s string) string {

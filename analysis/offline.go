@@ -14,10 +14,11 @@ const (
 	// UnknownBelow: a classification with less confidence than this is
 	// reported as ClassUnknown.
 	UnknownBelow = 0.30
-	// GateConfidence: decide_next_action should gate (ESCALATE) any analysis
-	// below this confidence (the default of MIN_CONFIDENCE). Guards that
-	// distrust an answer push confidence under it.
-	GateConfidence = 0.60
+	// GateConfidence: decide_next_action gates (ESCALATE) any analysis
+	// below this confidence by default (MIN_CONFIDENCE,
+	// workflow.GateConfidence). Guards that distrust an answer push
+	// confidence under it.
+	GateConfidence = workflow.GateConfidence
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
 	MaxReplyBytes = 64 << 10

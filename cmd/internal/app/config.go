@@ -52,7 +52,7 @@ type Config struct {
 	OpenAITimeout time.Duration `env:"OPENAI_TIMEOUT" envDefault:"30s"`
 
 	FeeAutoApproveMaxCents int64   `env:"FEE_AUTO_APPROVE_MAX_CENTS" envDefault:"5000"`
-	MinConfidence          float64 `env:"MIN_CONFIDENCE" envDefault:"0.6"`
+	MinConfidence          float64 `env:"MIN_CONFIDENCE" envDefault:"0.8"`
 	MaxFollowups           int     `env:"MAX_FOLLOWUPS" envDefault:"3"`
 	MaxAdjustments         int     `env:"MAX_ADJUSTMENTS" envDefault:"3"`
 	ReasonableDays         int     `env:"REASONABLE_TIME_DAYS" envDefault:"30"`
