@@ -96,57 +96,64 @@ func alternativesOf(pattern string) []alternative {
 // wholeGroup returns the inside of a pattern that is one non-capturing
 // group, "(?:a|b)" → "a|b".
 func wholeGroup(pattern string) (string, bool) {
-	if !strings.HasPrefix(pattern, "(?:") || !strings.HasSuffix(pattern, ")") {
+	if !strings.HasPrefix(pattern, "(?:") {
 		return "", false
 	}
-	depth, inClass := 0, false
-	for i := 0; i < len(pattern); i++ {
-		switch c := pattern[i]; {
-		case c == '\\':
-			i++
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-		case c == '[':
-			inClass = true
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return pattern[3:i], i == len(pattern)-1
-			}
+	end := -1
+	walkPattern(pattern, func(i int, c byte, depth int) bool {
+		if c == ')' && depth == 0 {
+			end = i
+			return false
 		}
+		return true
+	})
+	if end != len(pattern)-1 {
+		return "", false
 	}
-	return "", false
+	return pattern[3:end], true
 }
 
 // topLevelBranches splits a pattern at "|" outside parentheses and
 // character classes.
 func topLevelBranches(pattern string) []string {
 	var out []string
-	depth, start, inClass := 0, 0, false
+	start := 0
+	walkPattern(pattern, func(i int, c byte, depth int) bool {
+		if c == '|' && depth == 0 {
+			out = append(out, pattern[start:i])
+			start = i + 1
+		}
+		return true
+	})
+	return append(out, pattern[start:])
+}
+
+// walkPattern calls visit for each byte of a regexp pattern that is not
+// escaped and not inside a character class, with the parenthesis depth
+// after it, until visit returns false.
+func walkPattern(pattern string, visit func(i int, c byte, depth int) bool) {
+	depth, inClass := 0, false
 	for i := 0; i < len(pattern); i++ {
-		switch c := pattern[i]; {
+		c := pattern[i]
+		switch {
 		case c == '\\':
 			i++
+			continue
 		case inClass:
-			if c == ']' {
-				inClass = false
-			}
+			inClass = c != ']'
+			continue
 		case c == '[':
 			inClass = true
+			continue
 		case c == '(':
 			depth++
 		case c == ')':
 			depth--
-		case c == '|' && depth == 0:
-			out = append(out, pattern[start:i])
-			start = i + 1
+		}
+		if !visit(i, c, depth) {
+			return
 		}
 	}
-	return append(out, pattern[start:])
 }
 
 // passes reports whether sentence (lower-cased) holds a literal of every

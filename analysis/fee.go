@@ -258,10 +258,31 @@ func tableTotals(body string) []amount {
 	return out
 }
 
-// rateTimesHours sums rate × stated hours pairs found in one sentence
-// ("38 hours at $31.64 per hour", "1 hr @ $50.00"). ok is false when no
-// hourly rate could be paired with a quantity of hours.
+// quantityUnit is what a rate is charged per: hours of staff time or
+// pages copied.
+type quantityUnit struct {
+	post *regexp.Regexp // after the amount: "per hour", "/page"
+	pre  *regexp.Regexp // before it: "2 hrs @", "300 pages at"
+	qty  *regexp.Regexp // the quantity, group 1
+}
+
+var (
+	hourUnit = quantityUnit{hourlyPostRe, hourAtPreRe, hoursQtyRe}
+	pageUnit = quantityUnit{perPagePostRe, pageAtPreRe, pageQtyRe}
+)
+
+// rateTimesHours sums rate × quantity pairs found in one sentence ("38
+// hours at $31.64 per hour", "1 hr @ $50.00"); without an hourly rate, copy
+// charges ("300 pages at $0.25 per page"). ok is false when no rate could
+// be paired with a quantity.
 func rateTimesHours(body string, amts []amount) (int64, bool) {
+	if total, ok := rateTimes(body, amts, hourUnit); ok {
+		return total, true
+	}
+	return rateTimes(body, amts, pageUnit)
+}
+
+func rateTimes(body string, amts []amount, u quantityUnit) (int64, bool) {
 	var total float64
 	paired := false
 	for _, a := range amts {
@@ -271,60 +292,25 @@ func rateTimesHours(body string, amts []amount) (int64, bool) {
 		end := a.start + len(a.text)
 		post := body[end:min(len(body), end+20)]
 		pre := body[max(0, a.start-90):a.start]
-		if !hourlyPostRe.MatchString(post) && !hourAtPreRe.MatchString(pre) {
+		if !u.post.MatchString(post) && !u.pre.MatchString(pre) {
 			continue
 		}
 		// Only look inside the current sentence.
 		if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
 			pre = pre[locs[len(locs)-1][1]:]
 		}
-		qs := hoursQtyRe.FindAllStringSubmatch(pre, -1)
+		qs := u.qty.FindAllStringSubmatch(pre, -1)
 		if len(qs) == 0 {
 			continue
 		}
 		q := qs[len(qs)-1][1]
-		h, ok := numberWords[strings.ToLower(q)]
+		n, ok := numberWords[strings.ToLower(q)]
 		if !ok {
-			v, err := strconv.ParseFloat(q, 64)
+			v, err := strconv.ParseFloat(strings.ReplaceAll(q, ",", ""), 64)
 			if err != nil {
 				continue
 			}
-			h = v
-		}
-		total += h * float64(a.cents)
-		paired = true
-	}
-	if !paired {
-		return pagesTimesPrice(body, amts)
-	}
-	return int64(math.Round(total)), true
-}
-
-// pagesTimesPrice is rateTimesHours for copying charges: "300 pages at
-// $0.25 per page" is $75.00.
-func pagesTimesPrice(body string, amts []amount) (int64, bool) {
-	var total float64
-	paired := false
-	for _, a := range amts {
-		if a.role != roleRate {
-			continue
-		}
-		end := a.start + len(a.text)
-		post := body[end:min(len(body), end+20)]
-		pre := body[max(0, a.start-90):a.start]
-		if !perPagePostRe.MatchString(post) && !pageAtPreRe.MatchString(pre) {
-			continue
-		}
-		if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
-			pre = pre[locs[len(locs)-1][1]:]
-		}
-		qs := pageQtyRe.FindAllStringSubmatch(pre, -1)
-		if len(qs) == 0 {
-			continue
-		}
-		n, err := strconv.ParseFloat(strings.ReplaceAll(qs[len(qs)-1][1], ",", ""), 64)
-		if err != nil {
-			continue
+			n = v
 		}
 		total += n * float64(a.cents)
 		paired = true

@@ -462,11 +462,10 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// spans returns the regions of lower worth searching (nil: none). With an
-// index, overlapping occurrences of one key each open a window when overlap
-// is set (the rule table's historical behaviour) and are skipped otherwise
-// (the behaviour of a plain left-to-right scan).
-func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
+// spans returns the regions of lower worth searching (nil: none): windows
+// around the key occurrences a plain left-to-right scan finds (overlapping
+// occurrences of one key are skipped).
+func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
 	if f.keys == nil {
 		return [][2]int{{0, len(lower)}}
 	}
@@ -486,9 +485,7 @@ func (f fastRe) spans(lower string, ix *bigramIndex, overlap bool) [][2]int {
 			if f.shrink {
 				all = append(all, pos[n:]...)
 			}
-			if !overlap {
-				pos = dropOverlapping(pos, n, len(k))
-			}
+			pos = dropOverlapping(pos, n, len(k))
 			continue
 		}
 		for off := 0; ; {
@@ -668,22 +665,16 @@ func (ix *bigramIndex) contains(key string) bool {
 
 // findAll returns up to n match index pairs in lower, in order.
 func (f fastRe) findAll(lower string, n int) [][]int {
-	return f.findAllOpt(lower, nil, n, false)
+	return f.findAllOpt(lower, nil, n)
 }
 
 // findAllIn is findAll(ix.text, n), looking keys up in the index instead
 // of scanning for each.
 func (f fastRe) findAllIn(ix *bigramIndex, n int) [][]int {
-	return f.findAllOpt(ix.text, ix, n, false)
+	return f.findAllOpt(ix.text, ix, n)
 }
 
-// findAllIx is findAll using a prebuilt index of lower, where overlapping
-// occurrences of a key each open a window (the rule table's behaviour).
-func (f fastRe) findAllIx(lower string, ix *bigramIndex, n int) [][]int {
-	return f.findAllOpt(lower, ix, n, true)
-}
-
-func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [][]int {
+func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int) [][]int {
 	var out [][]int
 	if f.atStart != nil {
 		var pos []int
@@ -724,7 +715,7 @@ func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int, overlap bool) [
 		}
 		return out
 	}
-	for _, sp := range f.spans(lower, ix, overlap) {
+	for _, sp := range f.spans(lower, ix) {
 		for _, m := range f.findAllInWindow(lower[sp[0]:sp[1]], n) {
 			out = append(out, []int{m[0] + sp[0], m[1] + sp[0]})
 			if len(out) >= n {
