@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +15,8 @@ import (
 // lastSteps is how many recent steps agent-state shows.
 const lastSteps = 20
 
-// agentRun is the latest run of a case as agent-state shows it.
-type agentRun struct {
+// AgentRun is the latest run of a case as agent-state shows it.
+type AgentRun struct {
 	ID         int64      `json:"id"`
 	Trigger    string     `json:"trigger"`
 	TriggerKey string     `json:"trigger_key"`
@@ -28,12 +29,12 @@ type agentRun struct {
 	FinishedAt *time.Time `json:"finished_at"`
 }
 
-// agentStateBody is the answer of GET /v1/cases/{id}/agent-state (seed 000
+// AgentState is the answer of GET /v1/cases/{id}/agent-state (seed 000
 // §6.1): the latest run, whether it waits at a human gate and the gate
 // payload, and its last steps.
-type agentStateBody struct {
+type AgentState struct {
 	CaseID        int64           `json:"case_id"`
-	Run           *agentRun       `json:"run"` // null before the first run
+	Run           *AgentRun       `json:"run"` // null before the first run
 	IsInterrupted bool            `json:"is_interrupted"`
 	Interrupt     json.RawMessage `json:"interrupt"` // workflow.GatePayload while parked, else null
 	Steps         []store.RunStep `json:"steps"`     // up to 20, oldest first
@@ -45,20 +46,29 @@ func (s *Server) agentState(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	out, err := s.AgentState(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// AgentState loads the latest run of a case, its gate payload while parked
+// and its last 20 steps; 404 case_not_found.
+func (s *Server) AgentState(ctx context.Context, id int64) (AgentState, error) {
 	if _, err := s.st.LoadCase(ctx, id); errors.Is(err, store.ErrNotFound) {
-		return errCaseNotFound
+		return AgentState{}, errCaseNotFound
 	} else if err != nil {
-		return fmt.Errorf("agent state: %w", err)
+		return AgentState{}, fmt.Errorf("agent state: %w", err)
 	}
 	runs, err := s.st.RunsOfCase(ctx, id)
 	if err != nil {
-		return fmt.Errorf("agent state: %w", err)
+		return AgentState{}, fmt.Errorf("agent state: %w", err)
 	}
-	out := agentStateBody{CaseID: id, Interrupt: json.RawMessage("null"), Steps: []store.RunStep{}}
+	out := AgentState{CaseID: id, Interrupt: json.RawMessage("null"), Steps: []store.RunStep{}}
 	if len(runs) > 0 {
 		run := runs[0]
-		out.Run = &agentRun{ID: run.ID, Trigger: run.Trigger, TriggerKey: run.TriggerKey, Status: run.Status,
+		out.Run = &AgentRun{ID: run.ID, Trigger: run.Trigger, TriggerKey: run.TriggerKey, Status: run.Status,
 			NextNode: run.NextNode, StepSeq: run.StepSeq, Error: run.Error, CreatedAt: run.CreatedAt,
 			UpdatedAt: run.UpdatedAt, FinishedAt: run.FinishedAt}
 		out.IsInterrupted = run.Status == workflow.RunParked
@@ -67,12 +77,12 @@ func (s *Server) agentState(w http.ResponseWriter, r *http.Request) error {
 		}
 		steps, err := s.st.RunSteps(ctx, run.ID)
 		if err != nil {
-			return fmt.Errorf("agent state: %w", err)
+			return out, fmt.Errorf("agent state: %w", err)
 		}
 		if len(steps) > lastSteps {
 			steps = steps[len(steps)-lastSteps:]
 		}
 		out.Steps = append(out.Steps, steps...)
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return out, nil
 }

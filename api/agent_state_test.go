@@ -8,7 +8,7 @@ func TestAgentState(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c, _ := e.newCase()
-	var st agentStateBody
+	var st AgentState
 	e.req("GET", "/v1/cases/"+itoa(c)+"/agent-state", e.reviewerKey, nil).expect(200, "").decode(&st)
 	if st.Run != nil || st.IsInterrupted || string(st.Interrupt) != "null" || st.Steps == nil {
 		t.Fatalf("no run: %+v", st)

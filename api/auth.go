@@ -79,11 +79,16 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// authenticate resolves the request's key: the bootstrap admin key, or an
-// active stored key. 401 unauthorized otherwise; 429 auth_throttled while
-// the source address or the key has too many recent failures.
+// authenticate resolves the request's Bearer key (Authenticate).
 func (s *Server) authenticate(r *http.Request) (Principal, error) {
-	key := bearer(r)
+	return s.Authenticate(r, bearer(r))
+}
+
+// Authenticate resolves key as a request from r's source address would:
+// the bootstrap admin key or an active stored key (the desk's sign-in uses
+// it too). 401 unauthorized otherwise; 429 auth_throttled while the source
+// address or the key has too many recent failures.
+func (s *Server) Authenticate(r *http.Request, key string) (Principal, error) {
 	ids := authIdentities(r, key)
 	if wait := s.throttle.blocked(ids); wait > 0 {
 		return Principal{}, errAuthThrottled(wait)

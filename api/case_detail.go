@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,25 +37,25 @@ type dueInfo struct {
 	DaysRemaining *int `json:"days_remaining"`
 }
 
-// caseDetailBody is the answer of GET /v1/cases/{id}.
-type caseDetailBody struct {
+// CaseDetail is the answer of GET /v1/cases/{id}.
+type CaseDetail struct {
 	Case      caseView          `json:"case"`
 	Messages  []store.Message   `json:"messages"`
 	Analyses  []json.RawMessage `json:"analyses"`
 	Proposals []store.Proposal  `json:"proposals"` // newest first, each with all versions
 }
 
-// caseDetail loads everything GET /v1/cases/{id} shows; 404 case_not_found.
-func (s *Server) caseDetail(r *http.Request, caseID int64) (caseDetailBody, error) {
-	ctx := r.Context()
+// CaseDetail loads everything GET /v1/cases/{id} shows (the desk's case
+// page too); 404 case_not_found.
+func (s *Server) CaseDetail(ctx context.Context, caseID int64) (CaseDetail, error) {
 	c, err := s.st.LoadCase(ctx, caseID)
 	if errors.Is(err, store.ErrNotFound) {
-		return caseDetailBody{}, errCaseNotFound
+		return CaseDetail{}, errCaseNotFound
 	}
 	if err != nil {
-		return caseDetailBody{}, fmt.Errorf("case detail: %w", err)
+		return CaseDetail{}, fmt.Errorf("case detail: %w", err)
 	}
-	out := caseDetailBody{Case: s.viewOf(c), Messages: []store.Message{}, Analyses: []json.RawMessage{}}
+	out := CaseDetail{Case: s.viewOf(c), Messages: []store.Message{}, Analyses: []json.RawMessage{}}
 	if out.Case.AgencyAllowedSenders, err = s.st.AllowedSenders(ctx, caseID); err != nil {
 		return out, fmt.Errorf("case detail: %w", err)
 	}
@@ -99,7 +100,7 @@ func (s *Server) getCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.caseDetail(r, id)
+	d, err := s.CaseDetail(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (s *Server) patchCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("patch case %d: %w", id, err)
 	}
-	d, err := s.caseDetail(r, id)
+	d, err := s.CaseDetail(r.Context(), id)
 	if err != nil {
 		return err
 	}

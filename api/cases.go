@@ -198,17 +198,17 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("create case: %w", err)
 	}
 	s.dispatchAfterCommit(ctx, rows)
-	detail, err := s.caseDetail(r, caseID)
+	detail, err := s.CaseDetail(r.Context(), caseID)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", fmt.Sprintf("/v1/cases/%d", caseID))
-	return writeJSON(w, http.StatusCreated, createdCase{caseDetailBody: detail, RunID: runID})
+	return writeJSON(w, http.StatusCreated, createdCase{CaseDetail: detail, RunID: runID})
 }
 
 // createdCase is the answer of POST /v1/cases.
 type createdCase struct {
-	caseDetailBody
+	CaseDetail
 	RunID *int64 `json:"run_id"` // the initial_request run, or null
 }
 

@@ -163,7 +163,7 @@ func TestGetCaseDetail(t *testing.T) {
 	id, _ := e.newCase()
 	pid := e.pendingProposal(id, 2)
 	e.db.Exec(t, `UPDATE cases SET due_at = now() - interval '2 days' WHERE id = $1`, id)
-	var d caseDetailBody
+	var d CaseDetail
 	e.req("GET", "/v1/cases/"+itoa(id), e.reviewerKey, nil).expect(200, "").decode(&d)
 	if d.Case.CaseID != id || len(d.Proposals) != 1 || d.Proposals[0].ID != pid || len(d.Proposals[0].Versions) != 2 {
 		t.Fatalf("detail %+v", d)
@@ -182,7 +182,7 @@ func TestPatchCase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	id, _ := e.newCase()
-	var d caseDetailBody
+	var d CaseDetail
 	e.req("PATCH", "/v1/cases/"+itoa(id), e.reviewerKey, map[string]any{"autopilot_mode": "MANUAL", "paused": true}).
 		expect(200, "").decode(&d)
 	if d.Case.AutopilotMode != "MANUAL" || !d.Case.Paused {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,8 +26,8 @@ const (
 	maxEditedText     = 200_000
 )
 
-// decisionRequest is the body of POST /v1/cases/{caseId}/proposals/{proposalId}/{action}.
-type decisionRequest struct {
+// DecisionRequest is the body of POST /v1/cases/{caseId}/proposals/{proposalId}/{action}.
+type DecisionRequest struct {
 	// Version is the proposal version the reviewer saw (I7); it must be the
 	// current one.
 	Version     int    `json:"version"`
@@ -35,9 +36,9 @@ type decisionRequest struct {
 	BodyText    string `json:"body_text,omitempty"`   // EDIT: the exact text to send (required)
 }
 
-// decisionAccepted is the 202 answer; a replay under the same
+// DecisionAccepted is the 202 answer; a replay under the same
 // Idempotency-Key returns the same body.
-type decisionAccepted struct {
+type DecisionAccepted struct {
 	DecisionID int64  `json:"decision_id"`
 	TaskID     string `json:"task_id"` // asynq TaskID of the agent:resume task
 }
@@ -49,14 +50,8 @@ var decisionActions = map[string]string{
 }
 
 // decide: POST /v1/cases/{caseId}/proposals/{proposalId}/{action} (seed
-// 000 §6.1) with header Idempotency-Key. Everything is validated before
-// anything is enqueued (I7): the decision row, the agent:resume outbox row
-// and the task id commit in one transaction, then the task is dispatched.
+// 000 §6.1) with header Idempotency-Key: the HTTP side of Decide.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
-	action, ok := decisionActions[r.PathValue("action")]
-	if !ok {
-		return apiErr(http.StatusNotFound, "unknown_action", "action must be approve, edit, adjust, dismiss or withdraw")
-	}
 	caseID, err := pathID(r, "caseId")
 	if err != nil {
 		return err
@@ -65,31 +60,80 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key, err := idempotencyKey(r)
+	in := DecisionInput{CaseID: caseID, ProposalID: proposalID, Action: r.PathValue("action")}
+	if _, ok := decisionActions[in.Action]; !ok {
+		return errUnknownAction
+	}
+	if in.IdempotencyKey, err = idempotencyKey(r); err != nil {
+		return err
+	}
+	if err := decodeJSON(w, r, &in.Request); err != nil {
+		return err
+	}
+	ans, replayed, err := s.Decide(r.Context(), principalFrom(r.Context()), in)
 	if err != nil {
 		return err
 	}
-	var req decisionRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		return err
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
+	return writeJSON(w, http.StatusAccepted, ans)
+}
+
+// DecisionInput is one reviewer decision as the JSON API and the desk
+// pages hand it to Decide.
+type DecisionInput struct {
+	CaseID     int64
+	ProposalID int64
+	// Action is the decision's path name: approve | edit | adjust |
+	// dismiss | withdraw.
+	Action string
+	// IdempotencyKey identifies the request (1–200 visible ASCII
+	// characters); repeating it returns the first answer.
+	IdempotencyKey string
+	Request        DecisionRequest
+}
+
+var errUnknownAction = apiErr(http.StatusNotFound, "unknown_action", "action must be approve, edit, adjust, dismiss or withdraw")
+
+// Decide records a reviewer's decision and queues the resume; the one
+// decision path of the JSON API and the desk pages. Everything is
+// validated before anything is enqueued (I7): the decision row, the
+// agent:resume outbox row and the task id commit in one transaction, then
+// the task is dispatched. p.Name is recorded as the decision's actor.
+// replayed is true when the Idempotency-Key was seen before with the same
+// request (the first answer is returned). Errors are *Error: 404
+// unknown_action, case_not_found, proposal_not_found,
+// proposal_not_in_case; 400 invalid_version, instruction_required,
+// body_text_required, invalid_field, invalid_idempotency_key; 409
+// proposal_not_pending, stale_version, decision_conflict; 422
+// adjustment_limit, idempotency_key_reused; 429 rate_limited.
+func (s *Server) Decide(ctx context.Context, p Principal, in DecisionInput) (ans DecisionAccepted, replayed bool, err error) {
+	action, ok := decisionActions[in.Action]
+	if !ok {
+		return ans, false, errUnknownAction
+	}
+	if err := checkIdempotencyKey(in.IdempotencyKey); err != nil {
+		return ans, false, err
+	}
+	req := in.Request
 	if err := req.validate(action); err != nil {
-		return err
+		return ans, false, err
 	}
+	caseID, proposalID, key := in.CaseID, in.ProposalID, in.IdempotencyKey
 	hash := requestHash(action, proposalID, req)
-	ctx := r.Context()
-	if ans, err := s.replay(r, caseID, key, hash); ans != nil || err != nil {
-		return s.answer(w, ans, err)
+	if prev, err := s.replay(ctx, caseID, key, hash); prev != nil || err != nil {
+		return deref(prev), err == nil, err
 	}
-	if err := s.checkRate(r, caseID); err != nil {
-		return err
+	if err := s.checkRate(ctx, caseID); err != nil {
+		return ans, false, err
 	}
-	if err := s.checkProposal(r, caseID, proposalID, action, req.Version); err != nil {
-		return err
+	if err := s.checkProposal(ctx, caseID, proposalID, action, req.Version); err != nil {
+		return ans, false, err
 	}
 	d := store.Decision{CaseID: caseID, ProposalID: proposalID, Version: req.Version, Action: action,
 		Instruction: req.Instruction, EditedSubject: req.Subject, EditedText: req.BodyText,
-		Actor: principalFrom(ctx).Name, IdempotencyKey: key, RequestHash: hash}
+		Actor: p.Name, IdempotencyKey: key, RequestHash: hash}
 	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		if d, err = tx.InsertDecision(ctx, d); err != nil {
@@ -107,23 +151,30 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, store.ErrConflict) {
 		// Lost a race: either the same request under the same key (answer
 		// as the winner did) or another decision on this version (409).
-		if ans, rerr := s.replay(r, caseID, key, hash); ans != nil || rerr != nil {
-			return s.answer(w, ans, rerr)
+		if prev, rerr := s.replay(ctx, caseID, key, hash); prev != nil || rerr != nil {
+			return deref(prev), rerr == nil, rerr
 		}
-		return apiErr(http.StatusConflict, "decision_conflict",
+		return ans, false, apiErr(http.StatusConflict, "decision_conflict",
 			"another decision on proposal %d version %d was recorded first", proposalID, req.Version)
 	}
 	if err != nil {
-		return fmt.Errorf("record decision: %w", err)
+		return ans, false, fmt.Errorf("record decision: %w", err)
 	}
 	s.dispatchAfterCommit(ctx, rows)
-	return writeJSON(w, http.StatusAccepted, decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID})
+	return DecisionAccepted{DecisionID: d.ID, TaskID: d.TaskID}, false, nil
+}
+
+func deref(a *DecisionAccepted) DecisionAccepted {
+	if a == nil {
+		return DecisionAccepted{}
+	}
+	return *a
 }
 
 // validate checks the fields an action needs and rejects the ones it does
 // not take; 400 invalid_version, instruction_required, body_text_required,
 // invalid_field.
-func (req *decisionRequest) validate(action string) error {
+func (req *DecisionRequest) validate(action string) error {
 	if req.Version <= 0 {
 		return apiErr(http.StatusBadRequest, "invalid_version", "version (the proposal version you reviewed) is required")
 	}
@@ -159,14 +210,20 @@ func idempotencyKey(r *http.Request) (string, error) {
 	if k == "" {
 		return "", apiErr(http.StatusBadRequest, "missing_idempotency_key", "the Idempotency-Key header is required")
 	}
-	if len(k) > maxIdempotencyKey || strings.IndexFunc(k, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
-		return "", apiErr(http.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key must be 1–%d visible ASCII characters", maxIdempotencyKey)
+	return k, checkIdempotencyKey(k)
+}
+
+// checkIdempotencyKey: 400 invalid_idempotency_key unless k is 1–200
+// visible ASCII characters.
+func checkIdempotencyKey(k string) error {
+	if k == "" || len(k) > maxIdempotencyKey || strings.IndexFunc(k, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+		return apiErr(http.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key must be 1–%d visible ASCII characters", maxIdempotencyKey)
 	}
-	return k, nil
+	return nil
 }
 
 // requestHash identifies a decision request: action, proposal and body.
-func requestHash(action string, proposalID int64, req decisionRequest) string {
+func requestHash(action string, proposalID int64, req DecisionRequest) string {
 	b, _ := json.Marshal(req)
 	sum := sha256.Sum256([]byte(action + "\n" + strconv.FormatInt(proposalID, 10) + "\n" + string(b)))
 	return hex.EncodeToString(sum[:])
@@ -175,8 +232,8 @@ func requestHash(action string, proposalID int64, req decisionRequest) string {
 // replay returns the first answer when key was used on this case before
 // with the same request, 422 idempotency_key_reused when with another
 // request, and (nil, nil) when the key is new.
-func (s *Server) replay(r *http.Request, caseID int64, key, hash string) (*decisionAccepted, error) {
-	d, err := s.st.DecisionByIdempotencyKey(r.Context(), caseID, key)
+func (s *Server) replay(ctx context.Context, caseID int64, key, hash string) (*DecisionAccepted, error) {
+	d, err := s.st.DecisionByIdempotencyKey(ctx, caseID, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -187,17 +244,7 @@ func (s *Server) replay(r *http.Request, caseID int64, key, hash string) (*decis
 		return nil, apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused",
 			"Idempotency-Key %q was used for a different request", key)
 	}
-	return &decisionAccepted{DecisionID: d.ID, TaskID: d.TaskID}, nil
-}
-
-// answer writes a replayed 202 (marked Idempotent-Replayed: true) or
-// returns err.
-func (s *Server) answer(w http.ResponseWriter, ans *decisionAccepted, err error) error {
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Idempotent-Replayed", "true")
-	return writeJSON(w, http.StatusAccepted, ans)
+	return &DecisionAccepted{DecisionID: d.ID, TaskID: d.TaskID}, nil
 }
 
 // checkProposal validates the decision against the stored proposal: it
@@ -205,8 +252,7 @@ func (s *Server) answer(w http.ResponseWriter, ans *decisionAccepted, err error)
 // or proposal_not_in_case), awaits approval (409 proposal_not_pending), the
 // version is the current one (409 stale_version) and an ADJUST stays within
 // MAX_ADJUSTMENTS (422 adjustment_limit).
-func (s *Server) checkProposal(r *http.Request, caseID, proposalID int64, action string, version int) error {
-	ctx := r.Context()
+func (s *Server) checkProposal(ctx context.Context, caseID, proposalID int64, action string, version int) error {
 	p, err := s.st.GetProposal(ctx, proposalID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("check proposal: %w", err)
@@ -236,8 +282,8 @@ func (s *Server) checkProposal(r *http.Request, caseID, proposalID int64, action
 
 // checkRate enforces DECISIONS_PER_CASE_PER_MINUTE over recorded decisions
 // (shared by every API process); 429 rate_limited with Retry-After.
-func (s *Server) checkRate(r *http.Request, caseID int64) error {
-	n, err := s.st.RecentDecisionCount(r.Context(), caseID, s.now().Add(-time.Minute))
+func (s *Server) checkRate(ctx context.Context, caseID int64) error {
+	n, err := s.st.RecentDecisionCount(ctx, caseID, s.now().Add(-time.Minute))
 	if err != nil {
 		return fmt.Errorf("rate limit: %w", err)
 	}

@@ -28,7 +28,7 @@ func TestApproveRecordsDecisionAndQueuesResume(t *testing.T) {
 	e := newEnv(t)
 	c, _ := e.newCase()
 	p := e.pendingProposal(c, 1)
-	var a decisionAccepted
+	var a DecisionAccepted
 	e.decide(c, p, "approve", map[string]any{"version": 1}, "key-1").expect(http.StatusAccepted, "").decode(&a)
 	if a.TaskID != jobs.ResumeTaskID(a.DecisionID) {
 		t.Fatalf("answer %+v", a)
@@ -223,7 +223,7 @@ func TestRejectedDecisionFreesItsVersion(t *testing.T) {
 	e := newEnv(t)
 	c, _ := e.newCase()
 	p := e.pendingProposal(c, 1)
-	var first decisionAccepted
+	var first DecisionAccepted
 	e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(http.StatusAccepted, "").decode(&first)
 	e.decide(c, p, "dismiss", map[string]any{"version": 1}, "").expect(http.StatusConflict, "decision_conflict")
 	if err := e.st.RejectDecision(t.Context(), first.DecisionID, "invalid"); err != nil {

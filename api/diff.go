@@ -22,17 +22,24 @@ func diffVersions(vs []store.ProposalVersion) []versionDiff {
 	out := []versionDiff{}
 	for i := 1; i < len(vs); i++ {
 		a, b := vs[i-1], vs[i]
-		u, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: difflib.SplitLines(versionText(a)), B: difflib.SplitLines(versionText(b)),
-			FromFile: fmt.Sprintf("v%d", a.Version), ToFile: fmt.Sprintf("v%d", b.Version), Context: 3})
-		if err != nil {
-			u = "diff failed: " + err.Error()
-		}
-		out = append(out, versionDiff{From: a.Version, To: b.Version, Source: b.Source, Unified: u})
+		out = append(out, versionDiff{From: a.Version, To: b.Version, Source: b.Source, Unified: DiffVersions(a, b)})
 	}
 	return out
 }
 
 func versionText(v store.ProposalVersion) string {
 	return "Subject: " + v.Subject + "\n\n" + v.BodyText + "\n"
+}
+
+// DiffVersions is the unified diff (3 lines of context) from version a to
+// version b of a proposal, over "Subject: …" and the body text; "" when
+// they are identical.
+func DiffVersions(a, b store.ProposalVersion) string {
+	u, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(versionText(a)), B: difflib.SplitLines(versionText(b)),
+		FromFile: fmt.Sprintf("v%d", a.Version), ToFile: fmt.Sprintf("v%d", b.Version), Context: 3})
+	if err != nil {
+		return "diff failed: " + err.Error()
+	}
+	return u
 }

@@ -110,7 +110,7 @@ func TestEndToEndApproveSendsTheInitialRequest(t *testing.T) {
 
 	var gate workflow.GatePayload
 	storetest.Eventually(t, 15*time.Second, "initial request parked at the gate", func() bool {
-		var st agentStateBody
+		var st AgentState
 		e.req("GET", statePath, e.reviewerKey, nil).expect(200, "").decode(&st)
 		return st.IsInterrupted && jsonUnmarshal(st.Interrupt, &gate) == nil && gate.ProposalID != 0
 	})
@@ -154,7 +154,7 @@ func TestEndToEndApproveSendsTheInitialRequest(t *testing.T) {
 		t.Fatalf("stranger's reply %+v", st)
 	}
 	storetest.Eventually(t, 15*time.Second, "stranger's reply parked for a human", func() bool {
-		var as agentStateBody
+		var as AgentState
 		e.req("GET", statePath, e.reviewerKey, nil).expect(200, "").decode(&as)
 		return as.IsInterrupted && jsonUnmarshal(as.Interrupt, &gate) == nil && gate.PauseReason == workflow.PauseUnverifiedSender
 	})

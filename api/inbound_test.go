@@ -128,7 +128,7 @@ func TestInboundSenderOffAllowlistIsForcedToAHuman(t *testing.T) {
 		t.Fatal("another address at the agency's domain may steer the case")
 	}
 	// The reviewer allows the domain.
-	var d caseDetailBody
+	var d CaseDetail
 	e.req("PATCH", "/v1/cases/"+itoa(c), e.reviewerKey, map[string]any{"agency_allowed_senders": []string{"@Springfield.gov", "clerk@elsewhere.org"}}).
 		expect(200, "").decode(&d)
 	if got := strings.Join(d.Case.AgencyAllowedSenders, ","); got != "@springfield.gov,clerk@elsewhere.org" {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -16,24 +17,24 @@ import (
 	"github.com/foiaflow/foiaflow/store"
 )
 
-// attachmentView is a stored attachment with its download path.
-type attachmentView struct {
+// AttachmentView is a stored attachment with its download path.
+type AttachmentView struct {
 	store.Attachment
 	DownloadURL string `json:"download_url"` // GET it with the same API key
 }
 
-// messageView is a case's message with its attachments.
-type messageView struct {
+// MessageView is a case's message with its attachments.
+type MessageView struct {
 	store.Message
-	StoredAttachments []attachmentView `json:"stored_attachments"`
+	StoredAttachments []AttachmentView `json:"stored_attachments"`
 	RawURL            string           `json:"raw_url,omitempty"` // the message as received (.eml)
 }
 
-// caseMessagesBody is the answer of GET /v1/cases/{id}/messages.
-type caseMessagesBody struct {
+// CaseMessages is the answer of GET /v1/cases/{id}/messages.
+type CaseMessages struct {
 	CaseID         int64                 `json:"case_id"`
 	Records        store.RecordCounts    `json:"records"`
-	Messages       []messageView         `json:"messages"`        // oldest first
+	Messages       []MessageView         `json:"messages"`        // oldest first
 	RetrievalTasks []store.RetrievalTask `json:"retrieval_tasks"` // download links a person must fetch
 }
 
@@ -46,29 +47,39 @@ func (s *Server) caseMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	out, err := s.CaseMessages(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// CaseMessages loads a case's messages (both directions, oldest first)
+// with their stored attachments and download paths, the record counts and
+// the pending retrieval tasks; 404 case_not_found.
+func (s *Server) CaseMessages(ctx context.Context, id int64) (CaseMessages, error) {
 	if _, err := s.st.LoadCase(ctx, id); errors.Is(err, store.ErrNotFound) {
-		return errCaseNotFound
+		return CaseMessages{}, errCaseNotFound
 	} else if err != nil {
-		return fmt.Errorf("case messages: %w", err)
+		return CaseMessages{}, fmt.Errorf("case messages: %w", err)
 	}
 	msgs, err := s.st.MessagesOfCase(ctx, id)
 	if err != nil {
-		return fmt.Errorf("case messages: %w", err)
+		return CaseMessages{}, fmt.Errorf("case messages: %w", err)
 	}
 	atts, err := s.st.AttachmentsOfCase(ctx, id)
 	if err != nil {
-		return fmt.Errorf("case messages: %w", err)
+		return CaseMessages{}, fmt.Errorf("case messages: %w", err)
 	}
-	byMsg := map[int64][]attachmentView{}
+	byMsg := map[int64][]AttachmentView{}
 	for _, a := range atts {
-		byMsg[a.MessageID] = append(byMsg[a.MessageID], attachmentView{Attachment: a, DownloadURL: fmt.Sprintf("/v1/attachments/%d", a.ID)})
+		byMsg[a.MessageID] = append(byMsg[a.MessageID], AttachmentView{Attachment: a, DownloadURL: fmt.Sprintf("/v1/attachments/%d", a.ID)})
 	}
-	out := caseMessagesBody{CaseID: id, Messages: []messageView{}}
+	out := CaseMessages{CaseID: id, Messages: []MessageView{}}
 	for _, m := range msgs {
-		v := messageView{Message: m, StoredAttachments: byMsg[m.ID]}
+		v := MessageView{Message: m, StoredAttachments: byMsg[m.ID]}
 		if v.StoredAttachments == nil {
-			v.StoredAttachments = []attachmentView{}
+			v.StoredAttachments = []AttachmentView{}
 		}
 		if m.RawMessageID != nil {
 			v.RawURL = fmt.Sprintf("/v1/messages/%d/raw", m.ID)
@@ -76,16 +87,15 @@ func (s *Server) caseMessages(w http.ResponseWriter, r *http.Request) error {
 		out.Messages = append(out.Messages, v)
 	}
 	if out.Records, err = s.st.RecordCountsOfCase(ctx, id); err != nil {
-		return fmt.Errorf("case messages: %w", err)
+		return out, fmt.Errorf("case messages: %w", err)
 	}
 	if out.RetrievalTasks, err = s.st.RetrievalTasksOfCase(ctx, id); err != nil {
-		return fmt.Errorf("case messages: %w", err)
+		return out, fmt.Errorf("case messages: %w", err)
 	}
 	if out.RetrievalTasks == nil {
 		out.RetrievalTasks = []store.RetrievalTask{}
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // timelineBody is the answer of GET /v1/cases/{id}/timeline.

@@ -53,7 +53,7 @@ func TestRecordsListedAndServed(t *testing.T) {
 	if res.Status != store.RawParsed || res.CaseID != c {
 		t.Fatalf("parse %+v", res)
 	}
-	var body caseMessagesBody
+	var body CaseMessages
 	e.get("/v1/cases/"+itoa(c)+"/messages").expect(200, "").decode(&body)
 	if len(body.Messages) != 1 || len(body.Messages[0].StoredAttachments) != 1 {
 		t.Fatalf("messages %+v", body)
@@ -102,7 +102,7 @@ func TestAttachmentHeadersAreSafe(t *testing.T) {
 	raw := withAttachment(token, "text/html", `filename*=utf-8''..%2F..%2Fevil%22%0D%0ASet-Cookie%3A%20session%3Dx%0D%0A.html`,
 		[]byte("<script>alert(1)</script>"))
 	e.deliver(raw)
-	var body caseMessagesBody
+	var body CaseMessages
 	e.get("/v1/cases/"+itoa(c)+"/messages").expect(200, "").decode(&body)
 	if len(body.Messages) != 1 || len(body.Messages[0].StoredAttachments) != 1 {
 		t.Fatalf("messages %+v", body)
@@ -129,7 +129,7 @@ func TestOversizeAttachmentIsStoredAndFlagged(t *testing.T) {
 	c, token := e.newCase()
 	big := bytes.Repeat([]byte("x"), 5000)
 	e.deliver(withAttachment(token, "application/octet-stream", `filename="big.bin"`, big))
-	var body caseMessagesBody
+	var body CaseMessages
 	e.get("/v1/cases/"+itoa(c)+"/messages").expect(200, "").decode(&body)
 	a := body.Messages[0].StoredAttachments[0]
 	if !a.Oversize || a.SizeBytes != 5000 {

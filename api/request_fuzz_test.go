@@ -67,7 +67,7 @@ next:
 // order FuzzDecisionRequest indexes them.
 var decisionActionNames = []string{"approve", "edit", "adjust", "dismiss", "withdraw"}
 
-// FuzzDecisionRequest: decodeJSON + decisionRequest.validate on any body,
+// FuzzDecisionRequest: decodeJSON + DecisionRequest.validate on any body,
 // as decide runs them, for every action. Rejections are 400 (413 over the
 // size limit); an accepted request satisfies every rule validate documents.
 // Seeds: testdata/fuzz/FuzzDecisionRequest.
@@ -83,7 +83,7 @@ func FuzzDecisionRequest(f *testing.F) {
 	f.Add(uint8(2), []byte(`{"version":1e400}`))
 	f.Fuzz(func(t *testing.T, actionIdx uint8, body []byte) {
 		action := decisionActions[decisionActionNames[int(actionIdx)%len(decisionActionNames)]]
-		var req decisionRequest
+		var req DecisionRequest
 		if decodeFuzz(t, body, &req) != nil {
 			return
 		}

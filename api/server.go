@@ -91,6 +91,7 @@ type Server struct {
 	throttle  *authThrottle
 	mux       *http.ServeMux
 	handler   http.Handler
+	pages     http.Handler // the reviewer desk (SetPages); nil: none
 }
 
 // New builds the server and its routes. It opens Redis clients (readiness,
@@ -148,6 +149,10 @@ func (s *Server) Close() {
 func (s *Server) serveMux(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
+		return
+	}
+	if s.pages != nil && !apiPath(r.URL.Path) {
+		s.pages.ServeHTTP(w, r)
 		return
 	}
 	cw := &discardWriter{header: w.Header()}
