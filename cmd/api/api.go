@@ -12,12 +12,14 @@ import (
 
 	"github.com/foiaflow/foiaflow/api"
 	"github.com/foiaflow/foiaflow/cmd/internal/app"
+	"github.com/foiaflow/foiaflow/web"
 )
 
 // shutdownTimeout is how long in-flight requests may finish after a signal.
 const shutdownTimeout = 15 * time.Second
 
-// API is the api process: the HTTP server over api.Server, listening on
+// API is the api process: the HTTP server over api.Server (the JSON API and,
+// at "/", the reviewer desk of package web), listening on
 // API_ADDR from construction (so Addr is known before Run).
 type API struct {
 	App    *app.App
@@ -54,6 +56,12 @@ func NewAPI(a *app.App) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	desk, err := web.New(web.Deps{API: srv, Store: a.Store, Log: a.Log.Named("desk")})
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	srv.SetPages(desk.Handler())
 	ln, err := net.Listen("tcp", c.APIAddr)
 	if err != nil {
 		srv.Close()

@@ -1,0 +1,86 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/foiaflow/foiaflow/store"
+)
+
+// ageChoice is an option of the queue's age filter.
+type ageChoice struct{ Value, Label string }
+
+var ageChoices = []ageChoice{{"", "any time"}, {"1h", "1 hour"}, {"24h", "1 day"}, {"72h", "3 days"}, {"168h", "7 days"}}
+
+type queueData struct {
+	page
+	Items       []store.QueueItem
+	Facets      store.QueueFacets
+	Filter      store.QueueFilter
+	Age         string
+	Ages        []ageChoice
+	Filtered    bool
+	Escalations int
+}
+
+// queue: GET /?agency=&jurisdiction=&action=&age= → the proposals pending
+// approval, oldest first, and the count of open escalations.
+func (k *Desk) queue(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.QueueFilter{Agency: q.Get("agency"), Action: q.Get("action"), Jurisdiction: q.Get("jurisdiction")}
+	age := ""
+	for _, c := range ageChoices {
+		if c.Value != "" && c.Value == q.Get("age") {
+			d, _ := time.ParseDuration(c.Value)
+			f.CreatedTo, age = k.now().Add(-d), c.Value
+		}
+	}
+	ctx := r.Context()
+	items, err := k.st.ReviewQueue(ctx, f)
+	if err != nil {
+		k.fail(w, r, err)
+		return
+	}
+	facets, err := k.st.ReviewQueueFacets(ctx)
+	if err != nil {
+		k.fail(w, r, err)
+		return
+	}
+	esc, err := k.st.OpenEscalations(ctx, 1000)
+	if err != nil {
+		k.fail(w, r, err)
+		return
+	}
+	k.render(w, http.StatusOK, "queue", queueData{page: page{Title: "Review queue", Session: sessionFrom(ctx), Nav: "queue"},
+		Items: items, Facets: facets, Filter: f, Age: age, Ages: ageChoices, Escalations: len(esc),
+		Filtered: f.Agency != "" || f.Action != "" || f.Jurisdiction != "" || age != ""})
+}
+
+type escalationsData struct {
+	page
+	Items []store.OpenEscalation
+}
+
+// escalations: GET /escalations → the open escalations with their reasons.
+func (k *Desk) escalations(w http.ResponseWriter, r *http.Request) {
+	items, err := k.st.OpenEscalations(r.Context(), 1000)
+	if err != nil {
+		k.fail(w, r, err)
+		return
+	}
+	k.render(w, http.StatusOK, "escalations", escalationsData{page: page{Title: "Escalations",
+		Session: sessionFrom(r.Context()), Nav: "escalations"}, Items: items})
+}
+
+// fail shows err as the JSON API would classify it.
+func (k *Desk) fail(w http.ResponseWriter, r *http.Request, err error) {
+	ae := k.api.ErrorOf(r.Context(), err)
+	k.errorPage(w, r, ae.Status, http.StatusText(ae.Status), ae.Message)
+}
+
+// attachment: GET /records/attachments/{id} → the stored bytes, served by
+// the API's records code.
+func (k *Desk) attachment(w http.ResponseWriter, r *http.Request) { k.api.ServeAttachment(w, r) }
+
+// rawMessage: GET /records/messages/{id}/raw → the message as received.
+func (k *Desk) rawMessage(w http.ResponseWriter, r *http.Request) { k.api.ServeRawMessage(w, r) }
