@@ -6,6 +6,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export FOIAFLOW_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
 
+# The harnesses (demo, chaos, bench) are built, then exec'd by the recipe's
+# shell so that make is their parent: they die with make (fleet.Guard) and
+# their processes die with them (fleet.StartChild).
 .PHONY: help services test lint eval train bench chaos demo fuzz migrate
 
 help: ## list targets
@@ -31,13 +34,15 @@ train: ## train the offline reply model on dataset/replies and write analysis/mo
 	$(GO) run ./cmd/train
 
 demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown, an appeal checked
-	$(GO) run ./cmd/demo
+	$(GO) build -o var/bin/ ./cmd/demo
+	exec var/bin/demo
 
 migrate: services ## apply migrations to DATABASE_URL
 	$(GO) run ./cmd/worker migrate
 
 chaos: ## kill workers, wipe Redis, restart Postgres under load (private PG/Redis); last line chaos: cases=…
-	$(GO) run ./cmd/chaos $(CHAOS_FLAGS)
+	$(GO) build -o var/bin/ ./cmd/chaos
+	exec var/bin/chaos $(CHAOS_FLAGS)
 
 FUZZTIME ?= 60s
 FUZZ_PKGS ?= ./mail ./api ./analysis
@@ -50,4 +55,5 @@ fuzz: ## run every Fuzz* target of FUZZ_PKGS for FUZZTIME each (60s; FUZZTIME=10
 	done
 
 bench: services ## durable-step ceiling + full pipeline on the real fleet (last line bench: …); SCALE=1: follow-up sweep over 100,000 cases
-	$(GO) run ./cmd/bench $(if $(filter 1,$(SCALE)),-scale)
+	$(GO) build -o var/bin/ ./cmd/bench
+	exec var/bin/bench $(if $(filter 1,$(SCALE)),-scale)

@@ -58,6 +58,10 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
+	left, err := fleet.Guard(dir)
+	if err != nil {
+		return err
+	}
 	prefix := "bench-" + fleet.RandHex(3) + "-"
 	defer cleanQueues(o.redisAddr, prefix)
 	step("recreating database %s", o.dbName)
@@ -75,7 +79,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	key, secret := "bench-admin-"+fleet.RandHex(8), fleet.RandHex(16)
-	f := &fleet.Fleet{Dir: dir, Env: append(os.Environ(),
+	f := &fleet.Fleet{Dir: dir, Left: left, Env: append(os.Environ(),
 		"DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr, "QUEUE_PREFIX="+prefix,
 		fmt.Sprintf("DATABASE_MAX_CONNS=%d", o.dbConns), fmt.Sprintf("WORKER_CONCURRENCY=%d", o.concurrency),
 		fmt.Sprintf("API_ADDR=127.0.0.1:%d", ports[0]), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
@@ -110,6 +114,7 @@ func run(ctx context.Context, o options) (err error) {
 		if serr := f.Stop(); serr != nil && err == nil {
 			err = serr
 		}
+		left.Done()
 		if err != nil {
 			err = fmt.Errorf("%w (see logs in %s)", err, filepath.Join(dir, "logs"))
 		}

@@ -25,6 +25,10 @@ func runScale(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
+	left, err := fleet.Guard(dir)
+	if err != nil {
+		return err
+	}
 	name := o.dbName + "_scale"
 	prefix := "bench-scale-" + fleet.RandHex(3) + "-"
 	defer cleanQueues(o.redisAddr, prefix)
@@ -37,7 +41,7 @@ func runScale(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	f := &fleet.Fleet{Dir: dir, Env: append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr,
+	f := &fleet.Fleet{Dir: dir, Left: left, Env: append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr,
 		"QUEUE_PREFIX="+prefix, fmt.Sprintf("SCHEDULER_METRICS_ADDR=127.0.0.1:%d", port), "LOG_LEVEL=info")}
 	step("building api, worker and scheduler")
 	if err := f.Build(ctx); err != nil {
@@ -62,6 +66,7 @@ func runScale(ctx context.Context, o options) (err error) {
 		if serr := f.Stop(); serr != nil && err == nil {
 			err = serr
 		}
+		left.Done()
 	}()
 	t0 := time.Now()
 	if _, err := f.Start("scheduler"); err != nil {

@@ -78,9 +78,9 @@ func (m *chaosMonkey) run(ctx context.Context, d time.Duration) {
 		}
 		if !restarted && time.Now().After(restartAt) {
 			restarted = true
-			m.log("pg_ctl restart -m %s (private postgres :%d)", m.pgMode, m.pg.port)
+			m.log("postgres restart -m %s (private postgres :%d)", m.pgMode, m.pg.port)
 			rctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-			err := m.pg.ctl(rctx, "restart", m.pgMode)
+			err := m.pg.restart(rctx, m.pgMode)
 			cancel()
 			if err != nil {
 				m.errs = append(m.errs, fmt.Errorf("postgres restart: %w", err))

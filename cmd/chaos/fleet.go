@@ -27,6 +27,7 @@ type proc struct {
 type fleet struct {
 	dir   string
 	env   []string
+	left  *sharedfleet.Leftovers
 	mu    sync.Mutex
 	procs map[string]*proc
 }
@@ -68,15 +69,14 @@ func (f *fleet) launch(p *proc) error {
 	cmd.Env = append(append(append([]string(nil), f.env...), p.env...), fmt.Sprintf("WORKER_ID=%s-%d", p.slot, p.incarnation))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Own process group, and killed with us if chaos itself dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	if err := sharedfleet.StartChild(cmd); err != nil {
 		logf.Close()
 		return fmt.Errorf("start %s: %w", p.slot, err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); logf.Close(); close(done) }()
 	p.cmd, p.done = cmd, done
-	return nil
+	return f.left.AddProcess(p.slot, cmd.Process.Pid)
 }
 
 // kill SIGKILLs the slot's process, waits for it to die and restarts it.

@@ -32,7 +32,7 @@ func main() {
 	flag.DurationVar(&o.chaos, "chaos", 90*time.Second, "how long the chaos (kills, wipe, restart) lasts")
 	flag.DurationVar(&o.killEvery, "kill-every", 2*time.Second, "mean interval between worker SIGKILLs")
 	flag.DurationVar(&o.settle, "settle", 90*time.Second, "time limit for quiescence after the chaos")
-	flag.StringVar(&o.pgMode, "pg-restart-mode", "fast", "pg_ctl restart -m mode: fast or immediate")
+	flag.StringVar(&o.pgMode, "pg-restart-mode", "fast", "postgres restart mode (as pg_ctl -m): fast or immediate")
 	flag.StringVar(&o.dir, "dir", "var/chaos", "working directory for binaries and logs")
 	flag.DurationVar(&o.timeout, "timeout", 6*time.Minute, "overall time limit")
 	flag.Parse()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 type options struct {
@@ -40,6 +42,11 @@ func run(ctx context.Context, o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	left, err := sharedfleet.Guard(dir)
+	if err != nil {
+		return false, err
+	}
+	defer left.Done()
 	_ = os.RemoveAll(filepath.Join(dir, "logs"))
 	for _, d := range []string{filepath.Join(dir, "logs"), filepath.Join(dir, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -51,6 +58,9 @@ func run(ctx context.Context, o options) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
+	if err := left.AddDir(tmp); err != nil {
+		return false, err
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // the postgres user must reach its data dir
 		return false, err
 	}
@@ -63,7 +73,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	pgPort, redisPort, apiPort := ports[0], ports[1], ports[2]
 
 	step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
-	pg, err := startPG(ctx, filepath.Join(tmp, "pgroot"), pgPort)
+	pg, err := startPG(ctx, filepath.Join(tmp, "pgroot"), pgPort, left)
 	if err != nil {
 		return false, err
 	}
@@ -71,7 +81,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	if err := createDB(ctx, pg.url("postgres", "chaos-setup"), "foiaflow"); err != nil {
 		return false, err
 	}
-	rd, err := startRedis(ctx, tmp, redisPort)
+	rd, err := startRedis(ctx, tmp, redisPort, left)
 	if err != nil {
 		return false, err
 	}
@@ -83,7 +93,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	defer sk.close()
 
 	key, secret := "chaos-admin-"+randHex(8), randHex(16)
-	f := &fleet{dir: dir, env: append(os.Environ(),
+	f := &fleet{dir: dir, left: left, env: append(os.Environ(),
 		"DATABASE_URL="+pg.url("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.addr, "QUEUE_PREFIX=chaos-",
 		fmt.Sprintf("API_ADDR=127.0.0.1:%d", apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN=chaos.foiaflow.local", "MAIL_FROM=foiaflow chaos <requests@chaos.foiaflow.local>",

@@ -48,6 +48,10 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	left, err := fleet.Guard(dir)
+	if err != nil {
+		return err
+	}
 	sink := filepath.Join(dir, "outbox")
 	_ = os.RemoveAll(sink)
 	step("recreating database %s", o.dbName)
@@ -60,7 +64,7 @@ func run(ctx context.Context, o options) error {
 	}
 	key, secret := "demo-admin-"+fleet.RandHex(8), fleet.RandHex(16)
 	dbURL := strings.Replace(o.adminURL, "/postgres?", "/"+o.dbName+"?", 1)
-	f := &fleet.Fleet{Dir: dir, Env: append(os.Environ(),
+	f := &fleet.Fleet{Dir: dir, Left: left, Env: append(os.Environ(),
 		"DATABASE_URL="+dbURL, "REDIS_ADDR="+o.redisAddr, "QUEUE_PREFIX=demo-"+fleet.RandHex(3)+"-",
 		"API_ADDR=127.0.0.1:"+fmt.Sprint(apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN="+mailDomain, "MAIL_FROM=foiaflow demo <requests@"+mailDomain+">", "MAIL_SINK_DIR="+sink,
@@ -89,6 +93,7 @@ func run(ctx context.Context, o options) error {
 	if serr := f.Stop(); serr != nil && err == nil {
 		err = serr
 	}
+	left.Done()
 	if err != nil {
 		return fmt.Errorf("%w (see logs in %s)", err, filepath.Join(dir, "logs"))
 	}

@@ -20,11 +20,27 @@ import (
 )
 
 // Fleet is a set of foiaflow processes sharing one environment. Dir holds
-// bin/ (the binaries) and logs/ (one log per process).
+// bin/ (the binaries) and logs/ (one log per process). Every process dies
+// with the harness (StartChild); Left, when set, records each one so that
+// the next run kills what a killed run left.
 type Fleet struct {
 	Dir   string
 	Env   []string
+	Left  *Leftovers
 	procs []*exec.Cmd
+}
+
+// Guard prepares a harness run whose state lives in dir: the harness dies
+// with its parent (make), and what a previous killed run left (processes,
+// scratch dirs recorded in dir/leftovers.json) is removed first. Call Done
+// on the result after a clean stop.
+func Guard(dir string) (*Leftovers, error) {
+	if err := DieWithParent(); err != nil {
+		fmt.Fprintln(os.Stderr, "warning:", err)
+	}
+	return Claim(filepath.Join(dir, "leftovers.json"), func(format string, args ...any) {
+		fmt.Printf("==> cleanup: "+format+"\n", args...)
+	})
 }
 
 // RandHex returns n random bytes hex-encoded.
@@ -98,13 +114,17 @@ func (f *Fleet) Start(name string, env ...string) (int, error) {
 	cmd := exec.Command(filepath.Join(f.Dir, "bin", name))
 	cmd.Env = append(append([]string(nil), f.Env...), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := StartChild(cmd); err != nil {
 		logf.Close()
 		return 0, fmt.Errorf("start %s: %w", name, err)
 	}
 	logf.Close() // the child holds its own descriptor
 	f.procs = append(f.procs, cmd)
+	if f.Left != nil {
+		if err := f.Left.AddProcess(name, cmd.Process.Pid); err != nil {
+			return cmd.Process.Pid, fmt.Errorf("record %s: %w", name, err)
+		}
+	}
 	return cmd.Process.Pid, nil
 }
 
