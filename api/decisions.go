@@ -34,6 +34,9 @@ type DecisionRequest struct {
 	Instruction string `json:"instruction,omitempty"` // ADJUST: what to change (required)
 	Subject     string `json:"subject,omitempty"`     // EDIT: new subject (optional, default unchanged)
 	BodyText    string `json:"body_text,omitempty"`   // EDIT: the exact text to send (required)
+	Reason      string `json:"reason,omitempty"`      // REJECT: why (optional, shown on the escalation)
+	// PROMOTE: the earlier version to make current (required, below Version).
+	PromoteVersion int `json:"promote_version,omitempty"`
 }
 
 // DecisionAccepted is the 202 answer; a replay under the same
@@ -47,6 +50,7 @@ type DecisionAccepted struct {
 var decisionActions = map[string]string{
 	"approve": workflow.DecisionApprove, "edit": workflow.DecisionEdit, "adjust": workflow.DecisionAdjust,
 	"dismiss": workflow.DecisionDismiss, "withdraw": workflow.DecisionWithdraw,
+	"reject": workflow.DecisionReject, "skip": workflow.DecisionSkip, "promote": workflow.DecisionPromote,
 }
 
 // decide: POST /v1/cases/{caseId}/proposals/{proposalId}/{action} (seed
@@ -86,7 +90,7 @@ type DecisionInput struct {
 	CaseID     int64
 	ProposalID int64
 	// Action is the decision's path name: approve | edit | adjust |
-	// dismiss | withdraw.
+	// promote | reject | skip | dismiss | withdraw.
 	Action string
 	// IdempotencyKey identifies the request (1–200 visible ASCII
 	// characters); repeating it returns the first answer.
@@ -94,7 +98,7 @@ type DecisionInput struct {
 	Request        DecisionRequest
 }
 
-var errUnknownAction = apiErr(http.StatusNotFound, "unknown_action", "action must be approve, edit, adjust, dismiss or withdraw")
+var errUnknownAction = apiErr(http.StatusNotFound, "unknown_action", "action must be approve, edit, adjust, promote, reject, skip, dismiss or withdraw")
 
 // Decide records a reviewer's decision and queues the resume; the one
 // decision path of the JSON API and the desk pages. Everything is
@@ -105,7 +109,8 @@ var errUnknownAction = apiErr(http.StatusNotFound, "unknown_action", "action mus
 // request (the first answer is returned). Errors are *Error: 404
 // unknown_action, case_not_found, proposal_not_found,
 // proposal_not_in_case; 400 invalid_version, instruction_required,
-// body_text_required, invalid_field, invalid_idempotency_key; 409
+// body_text_required, promote_version_required, invalid_field,
+// invalid_idempotency_key; 409
 // proposal_not_pending, stale_version, decision_conflict; 422
 // adjustment_limit, idempotency_key_reused; 429 rate_limited.
 func (s *Server) Decide(ctx context.Context, p Principal, in DecisionInput) (ans DecisionAccepted, replayed bool, err error) {
@@ -132,8 +137,8 @@ func (s *Server) Decide(ctx context.Context, p Principal, in DecisionInput) (ans
 		return ans, false, err
 	}
 	d := store.Decision{CaseID: caseID, ProposalID: proposalID, Version: req.Version, Action: action,
-		Instruction: req.Instruction, EditedSubject: req.Subject, EditedText: req.BodyText,
-		Actor: p.Name, IdempotencyKey: key, RequestHash: hash}
+		Instruction: req.Instruction, EditedSubject: req.Subject, EditedText: req.BodyText, Reason: req.Reason,
+		PromoteVersion: nilIfZero(req.PromoteVersion), Actor: p.Name, IdempotencyKey: key, RequestHash: hash}
 	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		if d, err = tx.InsertDecision(ctx, d); err != nil {
@@ -173,13 +178,24 @@ func deref(a *DecisionAccepted) DecisionAccepted {
 
 // validate checks the fields an action needs and rejects the ones it does
 // not take; 400 invalid_version, instruction_required, body_text_required,
-// invalid_field.
+// promote_version_required, invalid_field.
 func (req *DecisionRequest) validate(action string) error {
 	if req.Version <= 0 {
 		return apiErr(http.StatusBadRequest, "invalid_version", "version (the proposal version you reviewed) is required")
 	}
 	req.Instruction = strings.TrimSpace(req.Instruction)
+	req.Reason = strings.TrimSpace(req.Reason)
 	switch {
+	case len(req.Reason) > maxInstruction:
+		return invalid("reason is longer than %d characters", maxInstruction)
+	case action == workflow.DecisionPromote && req.PromoteVersion <= 0:
+		return apiErr(http.StatusBadRequest, "promote_version_required", "promote needs promote_version, an earlier version of the proposal")
+	case action == workflow.DecisionPromote && req.PromoteVersion >= req.Version:
+		return invalid("promote_version %d is not earlier than version %d", req.PromoteVersion, req.Version)
+	case action != workflow.DecisionPromote && req.PromoteVersion != 0:
+		return invalid("promote_version is only taken by promote")
+	case action != workflow.DecisionReject && req.Reason != "":
+		return invalid("reason is only taken by reject")
 	case len(req.Instruction) > maxInstruction:
 		return invalid("instruction is longer than %d characters", maxInstruction)
 	case len(req.Subject) > maxEditedSubject:
@@ -250,8 +266,9 @@ func (s *Server) replay(ctx context.Context, caseID int64, key, hash string) (*D
 // checkProposal validates the decision against the stored proposal: it
 // exists (404 proposal_not_found), belongs to the case (404 case_not_found
 // or proposal_not_in_case), awaits approval (409 proposal_not_pending), the
-// version is the current one (409 stale_version) and an ADJUST stays within
-// MAX_ADJUSTMENTS (422 adjustment_limit).
+// version is the current one (409 stale_version: the proposal changed since
+// the reviewer loaded it) and an ADJUST stays within MAX_ADJUSTMENTS (422
+// adjustment_limit).
 func (s *Server) checkProposal(ctx context.Context, caseID, proposalID int64, action string, version int) error {
 	p, err := s.st.GetProposal(ctx, proposalID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -272,7 +289,8 @@ func (s *Server) checkProposal(ctx context.Context, caseID, proposalID int64, ac
 	case p.Status != workflow.ProposalPending:
 		return apiErr(http.StatusConflict, "proposal_not_pending", "proposal %d is %s, not %s", proposalID, p.Status, workflow.ProposalPending)
 	case version != p.CurrentVersion:
-		return apiErr(http.StatusConflict, "stale_version", "proposal %d is at version %d; you reviewed version %d", proposalID, p.CurrentVersion, version)
+		return apiErr(http.StatusConflict, "stale_version", "proposal %d changed since you loaded it: it is at version %d, you reviewed version %d",
+			proposalID, p.CurrentVersion, version)
 	case action == workflow.DecisionAdjust && p.AdjustmentCount >= s.cfg.MaxAdjustments:
 		return apiErr(http.StatusUnprocessableEntity, "adjustment_limit", "proposal %d was adjusted %d times (limit %d): approve, edit or dismiss it",
 			proposalID, p.AdjustmentCount, s.cfg.MaxAdjustments)
@@ -292,4 +310,12 @@ func (s *Server) checkRate(ctx context.Context, caseID int64) error {
 			Message: fmt.Sprintf("case %d had %d decisions in the last minute (limit %d)", caseID, n, s.cfg.DecisionsPerMinute)}
 	}
 	return nil
+}
+
+// nilIfZero is nil for 0 (an absent optional number).
+func nilIfZero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }

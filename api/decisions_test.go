@@ -67,7 +67,12 @@ func TestDecisionActionsValidateTheirFields(t *testing.T) {
 		{"approve", `{"version":1,"note":"x"}`, 400, "invalid_json"},
 		{"approve", `{"version":`, 400, "invalid_json"},
 		{"approve", `{"version":1,"instruction":"` + strings.Repeat("x", 1<<20) + `"}`, 413, "body_too_large"},
-		{"reject", map[string]any{"version": 1}, 404, "unknown_action"},
+		{"regenerate", map[string]any{"version": 1}, 404, "unknown_action"},
+		{"promote", map[string]any{"version": 1}, 400, "promote_version_required"},
+		{"promote", map[string]any{"version": 1, "promote_version": 1}, 400, "invalid_field"},
+		{"approve", map[string]any{"version": 1, "promote_version": 1}, 400, "invalid_field"},
+		{"skip", map[string]any{"version": 1, "reason": "no"}, 400, "invalid_field"},
+		{"reject", map[string]any{"version": 1, "reason": strings.Repeat("r", 4001)}, 400, "invalid_field"},
 	} {
 		e.decide(c, p, tc.action, tc.body, "").expect(tc.status, tc.code)
 	}
@@ -92,7 +97,11 @@ func TestDecisionAgainstTheWrongThingIsRejectedBeforeEnqueue(t *testing.T) {
 	e.decide(999999, p, "approve", map[string]any{"version": 2}, "").expect(404, "case_not_found")
 	e.decide(c, 999999, "approve", map[string]any{"version": 2}, "").expect(404, "proposal_not_found")
 	e.decide(other, p, "approve", map[string]any{"version": 2}, "").expect(404, "proposal_not_in_case")
-	e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(409, "stale_version")
+	stale := e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(409, "stale_version")
+	if !strings.Contains(string(stale.Body), "changed since you loaded it") {
+		t.Fatalf("stale answer %s", stale.Body)
+	}
+	e.decide(c, p, "reject", map[string]any{"version": 1}, "").expect(409, "stale_version")
 	e.decide(c, p, "approve", map[string]any{"version": 3}, "").expect(409, "stale_version")
 	e.decide(c, done, "approve", map[string]any{"version": 1}, "").expect(409, "proposal_not_pending")
 	if n := e.count(`SELECT count(*) FROM decisions`) + e.count(`SELECT count(*) FROM outbox`); n != 0 {
@@ -231,4 +240,34 @@ func TestRejectedDecisionFreesItsVersion(t *testing.T) {
 	}
 	e.decide(c, p, "approve", map[string]any{"version": 1}, "").expect(http.StatusAccepted, "")
 	e.decide(c, p, "dismiss", map[string]any{"version": 1}, "").expect(http.StatusConflict, "decision_conflict")
+}
+
+// REJECT, SKIP and PROMOTE are recorded with their fields and the
+// reviewer's key name, like the other decisions.
+func TestRejectSkipPromoteAreRecorded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		action, want string
+		body         map[string]any
+	}{
+		{"reject", "REJECT", map[string]any{"version": 2, "reason": "wrong agency"}},
+		{"skip", "SKIP", map[string]any{"version": 2}},
+		{"promote", "PROMOTE", map[string]any{"version": 2, "promote_version": 1}},
+	} {
+		c, _ := e.newCase()
+		p := e.pendingProposal(c, 2)
+		var a DecisionAccepted
+		e.decide(c, p, tc.action, tc.body, "").expect(http.StatusAccepted, "").decode(&a)
+		d, err := e.st.GetDecision(t.Context(), a.DecisionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Action != tc.want || d.Actor != testReviewer || d.Version != 2 {
+			t.Fatalf("%s: decision %+v", tc.action, d)
+		}
+		if tc.action == "reject" && d.Reason != "wrong agency" || tc.action == "promote" && (d.PromoteVersion == nil || *d.PromoteVersion != 1) {
+			t.Fatalf("%s: fields not stored: %+v", tc.action, d)
+		}
+	}
 }

@@ -12,7 +12,7 @@ import (
 
 // proposalStatuses are the values of proposals.status.
 var proposalStatuses = []string{"DRAFT", workflow.ProposalPending, workflow.ProposalApproved, workflow.ProposalExecuted,
-	workflow.ProposalSuperseded, workflow.ProposalDismissed, workflow.ProposalWithdrawn}
+	workflow.ProposalSuperseded, workflow.ProposalDismissed, workflow.ProposalWithdrawn, workflow.ProposalRejected, workflow.ProposalSkipped}
 
 // listProposals: GET /v1/proposals?status=PENDING_APPROVAL&case_id=&limit=&before=
 // → the review queue, newest first, without versions.

@@ -87,8 +87,7 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 			return workflow.StepResult{}, rejectError(reason)
 		}
 		eng := workflow.CaseEngine{Graph: h.Step.Graph, CP: cm, Memo: st, Clock: h.Step.Clock}
-		hd := workflow.HumanDecision{DecisionID: d.ID, Action: d.Action, Version: d.Version, Instruction: d.Instruction,
-			Subject: d.EditedSubject, BodyText: d.EditedText, Actor: d.Actor, At: d.CreatedAt}
+		hd := humanDecision(d, prop)
 		return eng.Resume(ctx, run.RunState(), run.StepSeq, workflow.NodeResume, h.Deps.ResumeNode(hd))
 	}()
 	var rej rejectError
@@ -96,12 +95,31 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	case errors.As(err, &rej):
 		h.Step.Log.Info("decision rejected", zap.Int64("decision", d.ID), zap.String("reason", string(rej)))
 		return st.RejectDecision(ctx, d.ID, string(rej))
+	case errors.Is(err, workflow.ErrBadPromote):
+		return st.RejectDecision(ctx, d.ID, "promote needs an earlier version of the proposal")
 	case errors.Is(err, workflow.ErrAdjustLimit):
 		return st.RejectDecision(ctx, d.ID, "adjustment limit reached")
 	case errors.Is(err, workflow.ErrNotRunnable), errors.Is(err, workflow.ErrStaleCheckpoint):
 		return st.RejectDecision(ctx, d.ID, "run no longer parked at this gate")
 	}
 	return h.Step.finish(ctx, cm, res, err, prop.RunID, seq, start)
+}
+
+// humanDecision is the graph's view of a decision; a PROMOTE carries the
+// text of the version it promotes.
+func humanDecision(d store.Decision, prop store.Proposal) workflow.HumanDecision {
+	hd := workflow.HumanDecision{DecisionID: d.ID, Action: d.Action, Version: d.Version, Instruction: d.Instruction,
+		Subject: d.EditedSubject, BodyText: d.EditedText, Reason: d.Reason, Actor: d.Actor, At: d.CreatedAt}
+	if d.Action != workflow.DecisionPromote || d.PromoteVersion == nil {
+		return hd
+	}
+	hd.FromVersion = *d.PromoteVersion
+	for _, v := range prop.Versions {
+		if v.Version == hd.FromVersion {
+			hd.Subject, hd.BodyText, hd.BodyHTML = v.Subject, v.BodyText, v.BodyHTML
+		}
+	}
+	return hd
 }
 
 type rejectError string

@@ -245,13 +245,19 @@ func (h *harness) waitRun(id int64, statuses ...string) store.Run {
 // decide records a decision and dispatches its resume, like the API does.
 func (h *harness) decide(caseID, proposalID int64, version int, action, instruction, text string) store.Decision {
 	h.t.Helper()
+	return h.record(store.Decision{CaseID: caseID, ProposalID: proposalID, Version: version,
+		Action: action, Instruction: instruction, EditedText: text})
+}
+
+// record records d by reviewer@newsroom.test under a fresh idempotency key
+// and dispatches its resume, like the API does.
+func (h *harness) record(d store.Decision) store.Decision {
+	h.t.Helper()
 	ctx := context.Background()
-	var d store.Decision
+	d.Actor, d.IdempotencyKey = "reviewer@newsroom.test", storetest.Suffix(8)
 	rows, err := h.st.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		d, err = tx.InsertDecision(ctx, store.Decision{CaseID: caseID, ProposalID: proposalID, Version: version,
-			Action: action, Instruction: instruction, EditedText: text, Actor: "reviewer@newsroom.test",
-			IdempotencyKey: storetest.Suffix(8)})
+		d, err = tx.InsertDecision(ctx, d)
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,7 @@ func (s *Store) ProposalsPage(ctx context.Context, f ProposalFilter) ([]Proposal
 // proposal id, each list in version order.
 func (s *Store) VersionsOfCase(ctx context.Context, caseID int64) (map[int64][]ProposalVersion, error) {
 	rows, err := s.pool.Query(ctx, `SELECT v.proposal_id, v.version, v.source, v.subject, v.body_text, v.body_html,
-		       v.feedback, v.author, v.created_at
+		       v.feedback, v.author, v.promoted_from, v.created_at
 		FROM proposal_versions v JOIN proposals p ON p.id = v.proposal_id
 		WHERE p.case_id = $1 ORDER BY v.proposal_id, v.version`, caseID)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Store) VersionsOfCase(ctx context.Context, caseID int64) (map[int64][]P
 		var pid int64
 		var v ProposalVersion
 		if err := rows.Scan(&pid, &v.Version, &v.Source, &v.Subject, &v.BodyText, &v.BodyHTML, &v.Feedback,
-			&v.Author, &v.CreatedAt); err != nil {
+			&v.Author, &v.PromotedFrom, &v.CreatedAt); err != nil {
 			return nil, fmt.Errorf("versions of case %d: %w", caseID, translate(err))
 		}
 		out[pid] = append(out[pid], v)

@@ -10,14 +10,18 @@ import (
 
 // Decision is a reviewer's recorded decision on a proposal version (I7).
 type Decision struct {
-	ID             int64      `db:"id" json:"id"`
-	CaseID         int64      `db:"case_id" json:"case_id"`
-	ProposalID     int64      `db:"proposal_id" json:"proposal_id"`
-	Version        int        `db:"version" json:"version"`
-	Action         string     `db:"action" json:"action"`
-	Instruction    string     `db:"instruction" json:"instruction,omitempty"`
-	EditedSubject  string     `db:"edited_subject" json:"edited_subject,omitempty"`
-	EditedText     string     `db:"edited_text" json:"edited_text,omitempty"`
+	ID            int64  `db:"id" json:"id"`
+	CaseID        int64  `db:"case_id" json:"case_id"`
+	ProposalID    int64  `db:"proposal_id" json:"proposal_id"`
+	Version       int    `db:"version" json:"version"`
+	Action        string `db:"action" json:"action"`
+	Instruction   string `db:"instruction" json:"instruction,omitempty"`
+	EditedSubject string `db:"edited_subject" json:"edited_subject,omitempty"`
+	EditedText    string `db:"edited_text" json:"edited_text,omitempty"`
+	// Reason is a REJECT's reason; PromoteVersion the earlier version a
+	// PROMOTE makes current.
+	Reason         string     `db:"reason" json:"reason,omitempty"`
+	PromoteVersion *int       `db:"promote_version" json:"promote_version,omitempty"`
 	Actor          string     `db:"actor" json:"actor"`
 	IdempotencyKey string     `db:"idempotency_key" json:"idempotency_key"`
 	RequestHash    string     `db:"request_hash" json:"-"`
@@ -30,18 +34,18 @@ type Decision struct {
 	DispatchGen int `db:"dispatch_gen" json:"-"`
 }
 
-const decisionCols = `id, case_id, proposal_id, version, action, instruction, edited_subject, edited_text, actor,
+const decisionCols = `id, case_id, proposal_id, version, action, instruction, edited_subject, edited_text, reason, promote_version, actor,
 	idempotency_key, request_hash, task_id, status, reject_reason, created_at, applied_at, dispatch_gen`
 
 // InsertDecision records a decision. A second decision for the same proposal
 // version, or the same idempotency key, is ErrConflict.
 func (t *Tx) InsertDecision(ctx context.Context, d Decision) (Decision, error) {
 	rows, err := t.tx.Query(ctx, `
-		INSERT INTO decisions (case_id, proposal_id, version, action, instruction, edited_subject, edited_text, actor,
-		                       idempotency_key, request_hash, task_id)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING `+decisionCols,
-		d.CaseID, d.ProposalID, d.Version, d.Action, d.Instruction, d.EditedSubject, d.EditedText, d.Actor,
-		d.IdempotencyKey, d.RequestHash, d.TaskID)
+		INSERT INTO decisions (case_id, proposal_id, version, action, instruction, edited_subject, edited_text, reason,
+		                       promote_version, actor, idempotency_key, request_hash, task_id)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING `+decisionCols,
+		d.CaseID, d.ProposalID, d.Version, d.Action, d.Instruction, d.EditedSubject, d.EditedText, d.Reason,
+		d.PromoteVersion, d.Actor, d.IdempotencyKey, d.RequestHash, d.TaskID)
 	if err != nil {
 		return Decision{}, fmt.Errorf("insert decision: %w", translate(err))
 	}

@@ -59,9 +59,9 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 		source = workflow.SourceAIGenerated
 	}
 	_, err = t.tx.Exec(ctx, `
-		INSERT INTO proposal_versions (proposal_id, version, source, subject, body_text, body_html, feedback, author)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (proposal_id, version) DO NOTHING`,
-		id, p.Version, source, p.Subject, p.BodyText, p.BodyHTML, p.Feedback, p.Author)
+		INSERT INTO proposal_versions (proposal_id, version, source, subject, body_text, body_html, feedback, author, promoted_from)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (proposal_id, version) DO NOTHING`,
+		id, p.Version, source, p.Subject, p.BodyText, p.BodyHTML, p.Feedback, p.Author, nilIfZero(int64(p.PromotedFrom)))
 	if err != nil {
 		return workflow.ProposalRecord{}, fmt.Errorf("insert version %d of proposal %s: %w", p.Version, p.Key, translate(err))
 	}
@@ -122,14 +122,16 @@ type Proposal struct {
 
 // ProposalVersion is one version of a proposal's draft.
 type ProposalVersion struct {
-	Version   int       `db:"version" json:"version"`
-	Source    string    `db:"source" json:"source"`
-	Subject   string    `db:"subject" json:"subject"`
-	BodyText  string    `db:"body_text" json:"body_text"`
-	BodyHTML  string    `db:"body_html" json:"body_html"`
-	Feedback  string    `db:"feedback" json:"feedback,omitempty"`
-	Author    string    `db:"author" json:"author"`
-	CreatedAt time.Time `db:"created_at" json:"created_at"`
+	Version  int    `db:"version" json:"version"`
+	Source   string `db:"source" json:"source"`
+	Subject  string `db:"subject" json:"subject"`
+	BodyText string `db:"body_text" json:"body_text"`
+	BodyHTML string `db:"body_html" json:"body_html"`
+	Feedback string `db:"feedback" json:"feedback,omitempty"`
+	Author   string `db:"author" json:"author"`
+	// PromotedFrom is the earlier version this one copies (source promoted).
+	PromotedFrom *int64    `db:"promoted_from" json:"promoted_from,omitempty"`
+	CreatedAt    time.Time `db:"created_at" json:"created_at"`
 }
 
 const proposalCols = `id, case_id, run_id, proposal_key, action_type, status, current_version, reasoning, confidence,
@@ -153,7 +155,7 @@ func (s *Store) GetProposal(ctx context.Context, id int64) (Proposal, error) {
 	if err != nil {
 		return p, fmt.Errorf("proposal %d: %w", id, translate(err))
 	}
-	rows, err := s.pool.Query(ctx, `SELECT version, source, subject, body_text, body_html, feedback, author, created_at
+	rows, err := s.pool.Query(ctx, `SELECT version, source, subject, body_text, body_html, feedback, author, promoted_from, created_at
 		FROM proposal_versions WHERE proposal_id = $1 ORDER BY version`, id)
 	if err != nil {
 		return p, translate(err)

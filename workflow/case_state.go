@@ -35,8 +35,11 @@ type CaseState struct {
 	// Human is the reviewer decision applied on resume.
 	Human *HumanDecision `json:"human,omitempty"`
 
-	// Dismissed is set when the reviewer dismissed the proposal.
+	// Dismissed is set when the reviewer dismissed the proposal; Skipped
+	// when the reviewer skipped it (a skipped follow-up counts as sent for
+	// the schedule).
 	Dismissed    bool   `json:"dismissed,omitempty"`
+	Skipped      bool   `json:"skipped,omitempty"`
 	ExecutionKey string `json:"execution_key,omitempty"`
 	Executed     bool   `json:"executed,omitempty"`
 	// CaseStatus is the status commit_state writes.
@@ -46,30 +49,45 @@ type CaseState struct {
 
 // HumanDecision is a reviewer's decision at a gate (seed 000 §6.1).
 type HumanDecision struct {
-	DecisionID  int64     `json:"decision_id"`
-	Action      string    `json:"action"` // APPROVE | EDIT | ADJUST | DISMISS | WITHDRAW
-	Version     int       `json:"version"`
-	Instruction string    `json:"instruction,omitempty"`
-	Subject     string    `json:"subject,omitempty"`
-	BodyText    string    `json:"body_text,omitempty"`
+	DecisionID  int64  `json:"decision_id"`
+	Action      string `json:"action"` // one of the Decision* actions
+	Version     int    `json:"version"`
+	Instruction string `json:"instruction,omitempty"`
+	// Subject and BodyText are the reviewer's text (EDIT) or the text of
+	// the promoted version (PROMOTE, with BodyHTML).
+	Subject  string `json:"subject,omitempty"`
+	BodyText string `json:"body_text,omitempty"`
+	BodyHTML string `json:"body_html,omitempty"`
+	// Reason is why the reviewer rejected the proposal (REJECT, optional).
+	Reason string `json:"reason,omitempty"`
+	// FromVersion is the earlier version a PROMOTE makes current.
+	FromVersion int       `json:"from_version,omitempty"`
 	Actor       string    `json:"actor"`
 	At          time.Time `json:"at"`
 }
 
-// Decision actions.
+// Decision actions (seed 000 §6.1, seed 004; docs/graph.md "Decisions").
 const (
-	DecisionApprove  = "APPROVE"
-	DecisionEdit     = "EDIT"
-	DecisionAdjust   = "ADJUST"
-	DecisionDismiss  = "DISMISS"
-	DecisionWithdraw = "WITHDRAW"
+	DecisionApprove  = "APPROVE"  // execute the version shown
+	DecisionEdit     = "EDIT"     // execute the reviewer's exact text as a new version
+	DecisionAdjust   = "ADJUST"   // redraft with the reviewer's instruction, gate again
+	DecisionPromote  = "PROMOTE"  // an earlier version becomes current (new number), gate again
+	DecisionReject   = "REJECT"   // wrong proposal: nothing sent, the case escalates to a person
+	DecisionSkip     = "SKIP"     // nothing sent this time, the case continues its schedule
+	DecisionDismiss  = "DISMISS"  // nothing sent, the case waits; a dismissed follow-up is proposed again later
+	DecisionWithdraw = "WITHDRAW" // the request is withdrawn
 )
+
+// DecisionActions lists every decision action, as offered at a gate.
+var DecisionActions = []string{DecisionApprove, DecisionEdit, DecisionAdjust, DecisionPromote,
+	DecisionReject, DecisionSkip, DecisionDismiss, DecisionWithdraw}
 
 // ValidDecisionAction reports whether a is a known decision action.
 func ValidDecisionAction(a string) bool {
-	switch a {
-	case DecisionApprove, DecisionEdit, DecisionAdjust, DecisionDismiss, DecisionWithdraw:
-		return true
+	for _, k := range DecisionActions {
+		if a == k {
+			return true
+		}
 	}
 	return false
 }

@@ -68,6 +68,10 @@ func judge(ctx context.Context, env Env, memoize bool, purpose string, req, out 
 // MaxAdjustments times already.
 var ErrAdjustLimit = errors.New("workflow: adjustment limit reached")
 
+// ErrBadPromote is returned when a PROMOTE names a version that is not an
+// earlier version of the proposal.
+var ErrBadPromote = errors.New("workflow: promote needs an earlier version")
+
 // NewCaseGraph builds the FOIA case graph on the engine.
 func NewCaseGraph(d *Deps) *CaseGraph {
 	max := d.MaxSteps
@@ -326,6 +330,10 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 			feedback, author = s.Human.Instruction, s.Human.Actor
 		}
 	}
+	promotedFrom := 0
+	if s.Human != nil && s.Human.Action == DecisionPromote {
+		source, promotedFrom = SourcePromoted, s.Human.FromVersion
+	}
 	status := ProposalPending
 	if auto {
 		status = ProposalApproved
@@ -339,7 +347,7 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 		Action: dec.Action, TriggerMessageID: s.TriggerMessageID, Status: status, Reasoning: dec.Reasons,
 		Confidence: confidence(s.Analysis), RiskFlags: s.Safety.RiskFlags, Warnings: s.Safety.Warnings,
 		PauseReason: dec.PauseReason, CanAutoExecute: auto, HumanTask: dec.HumanTask, FeeCents: fee,
-		Version: version, VersionSource: source, Feedback: feedback, Author: author,
+		Version: version, VersionSource: source, Feedback: feedback, PromotedFrom: promotedFrom, Author: author,
 		Subject: s.Draft.Subject, BodyText: s.Draft.Text, BodyHTML: s.Draft.HTML, AdjustmentCount: s.AdjustCount}
 	return CaseOutcome{State: s, Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
 		rec, err := tx.UpsertProposal(ctx, up)
@@ -367,7 +375,7 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 		}
 		o.Route = Park(GatePayload{Type: "HUMAN_APPROVAL", CaseID: s.CaseID, ProposalID: rec.ID, ProposalKey: rec.Key,
 			Version: rec.CurrentVersion, Action: dec.Action, PauseReason: dec.PauseReason,
-			Options: []string{DecisionApprove, DecisionEdit, DecisionAdjust, DecisionDismiss, DecisionWithdraw},
+			Options: DecisionActions,
 			Summary: GateSummary{Subject: s.Draft.Subject, Reasoning: dec.Reasons, RiskFlags: s.Safety.RiskFlags,
 				Warnings: s.Safety.Warnings, Class: class, FeeCents: fee}})
 		return tx.LogActivity(ctx, s.CaseID, env.RunID, "proposal_gated", "agent", map[string]any{"proposal_id": rec.ID, "version": rec.CurrentVersion, "reason": dec.PauseReason})
@@ -489,6 +497,11 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 			sched.AppealedAt, sched.FollowupCount = &now, 0
 		}
 	}
+	if s.Skipped && s.Trigger == TriggerFollowup {
+		// A skipped follow-up takes its place in the schedule: the next
+		// one is the next in sequence (and MaxFollowups still escalates).
+		sched.FollowupCount = c.FollowupCount + 1
+	}
 	appealedAt := c.AppealedAt
 	if sched.AppealedAt != nil {
 		appealedAt = sched.AppealedAt
@@ -500,7 +513,7 @@ func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutco
 	if status == CaseAwaitingResponse && sched.SentAt != nil && d.Planner != nil {
 		count := sched.FollowupCount
 		if s.Dismissed && s.Trigger == TriggerFollowup {
-			count++ // a dismissed follow-up is skipped: plan the next one a cadence from now
+			count++ // a dismissed follow-up is proposed again a cadence from now (its count is not consumed)
 		}
 		plan := d.Planner.Plan(PlanInput{Jurisdiction: c.Jurisdiction, Portal: c.PortalURL != "", SentAt: *sched.SentAt,
 			Now: now, FollowupCount: count, EstimatedCompletion: c.EstimatedCompletion,

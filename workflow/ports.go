@@ -30,6 +30,8 @@ const (
 	ProposalSuperseded = "SUPERSEDED"
 	ProposalDismissed  = "DISMISSED"
 	ProposalWithdrawn  = "WITHDRAWN"
+	ProposalRejected   = "REJECTED"
+	ProposalSkipped    = "SKIPPED"
 )
 
 // Version sources (proposal_versions.source, seed 004).
@@ -37,6 +39,7 @@ const (
 	SourceAIGenerated   = "ai_generated"
 	SourceAIRegenerated = "ai_regenerated"
 	SourceHumanEdited   = "human_edited"
+	SourcePromoted      = "promoted" // a copy of an earlier version (ProposalUpsert.PromotedFrom)
 )
 
 // Run triggers (runs.trigger).
@@ -119,6 +122,7 @@ type ProposalUpsert struct {
 	Version          int
 	VersionSource    string
 	Feedback         string
+	PromotedFrom     int // SourcePromoted: the version copied
 	Author           string
 	Subject          string
 	BodyText         string

@@ -10,8 +10,13 @@ import (
 // stores the reviewer's text as a new human_edited version and executes it,
 // ADJUST redrafts with the instruction and gates again (at most
 // MaxAdjustments times, else ErrAdjustLimit), DISMISS sends nothing and
-// re-plans the case's clock in commit_state, WITHDRAW withdraws the case. The decision is marked applied in
-// the same transaction as the checkpoint.
+// re-plans the case's clock in commit_state (a dismissed follow-up is
+// proposed again a cadence later), PROMOTE gates an earlier version again
+// as a new version (ErrBadPromote when it is not earlier), REJECT sends
+// nothing and escalates the case with the reviewer's reason, SKIP sends
+// nothing and continues the schedule (a skipped follow-up counts as sent),
+// WITHDRAW withdraws the case. The decision is marked applied in the same
+// transaction as the checkpoint.
 func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
 	return func(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
 		if s.ProposalID == 0 {
@@ -69,6 +74,44 @@ func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
 			s.Dismissed, s.CaseStatus = true, CaseAwaitingResponse
 			return CaseOutcome{State: s, Route: Next(NodeCommitState), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
 				if err := tx.SetProposalStatus(ctx, pid, ProposalDismissed, h.Actor); err != nil {
+					return err
+				}
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionPromote:
+			// The earlier version's text is drafted again as a new version:
+			// safety_check looks at it afresh and the gate parks it for an
+			// APPROVE (seed 004 "promote").
+			if h.FromVersion <= 0 || h.FromVersion >= s.ProposalVersion {
+				return CaseOutcome{}, fmt.Errorf("resume run %d: promote version %d of %d: %w", env.RunID, h.FromVersion, s.ProposalVersion, ErrBadPromote)
+			}
+			s.Draft = &Draft{Subject: h.Subject, Text: h.BodyText, HTML: h.BodyHTML, Drafter: "promoted"}
+			return CaseOutcome{State: s, Route: Next(NodeSafetyCheck), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionReject:
+			// The proposed action is wrong: nothing is sent and a person
+			// takes the case (an escalation with the reviewer's reason).
+			s.CaseStatus = CaseEscalated
+			reason := fmt.Sprintf("proposal %d rejected by %s", pid, h.Actor)
+			if h.Reason != "" {
+				reason += ": " + h.Reason
+			}
+			return CaseOutcome{State: s, Route: Next(NodeCommitState), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, ProposalRejected, h.Actor); err != nil {
+					return err
+				}
+				if err := tx.OpenEscalation(ctx, fmt.Sprintf("reject:%d", h.DecisionID), s.CaseID, env.RunID, reason); err != nil {
+					return err
+				}
+				return mark(ctx, tx)
+			}}, nil
+		case DecisionSkip:
+			// Nothing is sent this time; commit_state continues the case's
+			// schedule (a skipped follow-up counts as that follow-up).
+			s.Skipped, s.CaseStatus = true, CaseAwaitingResponse
+			return CaseOutcome{State: s, Route: Next(NodeCommitState), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
+				if err := tx.SetProposalStatus(ctx, pid, ProposalSkipped, h.Actor); err != nil {
 					return err
 				}
 				return mark(ctx, tx)
