@@ -125,6 +125,15 @@ func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workfl
 		return nil
 	case err != nil:
 		h.Log.Warn("step failed", zap.Int64("run", runID), zap.Int("seq", seq), zap.Error(err))
+		// The task's context may be past its deadline: record with a fresh
+		// bound so that the reviewer sees why the run is retrying.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if IsFailure(err) {
+			if rerr := h.Store.RecordStepError(rctx, runID, seq, err.Error()); rerr != nil {
+				h.Log.Warn("recording step error", zap.Int64("run", runID), zap.Error(rerr))
+			}
+		}
 		if h.Observe != nil {
 			h.Observe("", "error", time.Since(start))
 		}
@@ -133,7 +142,7 @@ func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workfl
 		if ok1 && ok2 && retried >= maxRetry && IsFailure(err) {
 			// Out of retries: fail the run visibly (escalation) instead of
 			// leaving it for the reaper to retry forever.
-			if ferr := h.Store.FailRun(ctx, runID, seq, res.Node, err.Error(), h.WorkerID); ferr != nil &&
+			if ferr := h.Store.FailRun(rctx, runID, seq, res.Node, err.Error(), h.WorkerID); ferr != nil &&
 				!errors.Is(ferr, workflow.ErrStaleCheckpoint) {
 				return fmt.Errorf("%w (and failing the run: %v)", err, ferr)
 			}

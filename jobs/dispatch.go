@@ -21,6 +21,9 @@ type Dispatcher struct {
 	// Marker, when set, stamps rows dispatched asynchronously in batches
 	// (the worker's hot path); nil stamps them before Dispatch returns.
 	Marker *DispatchMarker
+	// Timeout bounds each task's run (asynq.Timeout, STEP_TIMEOUT); 0 leaves
+	// asynq's 30 min default.
+	Timeout time.Duration
 }
 
 // Dispatch enqueues rows and stamps them dispatched. Rows that fail stay
@@ -50,6 +53,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, rows []store.OutboxRow) error
 
 func (d *Dispatcher) enqueue(ctx context.Context, r store.OutboxRow) error {
 	opts := []asynq.Option{asynq.TaskID(r.TaskID), asynq.Queue(r.Queue), asynq.MaxRetry(MaxRetry)}
+	if d.Timeout > 0 {
+		opts = append(opts, asynq.Timeout(d.Timeout))
+	}
 	if r.ProcessAt.After(time.Now().Add(50 * time.Millisecond)) {
 		opts = append(opts, asynq.ProcessAt(r.ProcessAt))
 	}

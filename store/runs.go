@@ -241,6 +241,18 @@ func (s *Store) PendingEmailSends(ctx context.Context, before time.Time, limit i
 	return out, translate(err)
 }
 
+// RecordStepError stores reason as the run's error while its checkpoint is
+// still at seq (a failed attempt that will be retried; the next committed
+// step clears it). A run that moved on is left alone.
+func (s *Store) RecordStepError(ctx context.Context, runID int64, seq int, reason string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE runs SET error = $3 WHERE id = $1 AND step_seq = $2
+		AND status IN ('queued','running','parked')`, runID, seq, reason)
+	if err != nil {
+		return fmt.Errorf("record error of run %d: %w", runID, translate(err))
+	}
+	return nil
+}
+
 // FailRun marks a run failed at checkpoint seq after its retries ran out,
 // records the error as a step and opens an escalation so a human sees the
 // case. It returns workflow.ErrStaleCheckpoint when the run moved on.

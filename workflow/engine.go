@@ -238,7 +238,7 @@ func (e *Engine[S, T]) run(ctx context.Context, rs RunState, seq int, node strin
 	}
 	env := Env{RunID: rs.RunID, StepSeq: seq, Node: node, Now: start,
 		Memo: &Memo{store: e.Memo, runID: rs.RunID, seq: seq}}
-	out, err := fn(ctx, env, s)
+	out, err := callNode(ctx, fn, env, s)
 	if err != nil {
 		return StepResult{}, fmt.Errorf("node %s: %w", node, err)
 	}
@@ -258,6 +258,33 @@ func (e *Engine[S, T]) run(ctx context.Context, rs RunState, seq int, node strin
 		return StepResult{}, err
 	}
 	return res, nil
+}
+
+// callNode runs fn under ctx and returns when fn does or when ctx ends,
+// whichever comes first: a node that ignores its context cannot hold the
+// step (and whatever the caller holds for it, such as a lock) past the
+// step's deadline. A late outcome is discarded; a panic becomes an error.
+func callNode[S, T any](ctx context.Context, fn NodeFunc[S, T], env Env, s S) (Outcome[S, T], error) {
+	type result struct {
+		out Outcome[S, T]
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- result{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		out, err := fn(ctx, env, s)
+		ch <- result{out, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.out, r.err
+	case <-ctx.Done():
+		return Outcome[S, T]{}, fmt.Errorf("abandoned at the step deadline: %w", context.Cause(ctx))
+	}
 }
 
 // checkpoint turns a node outcome into the checkpoint to commit.

@@ -44,7 +44,8 @@ func NewWorker(a *app.App) (*Worker, error) {
 	m := newMetrics(reg)
 	id := c.WorkerIDOrDefault()
 	marker := &jobs.DispatchMarker{Store: a.Store, Log: a.Log.Named("dispatch")}
-	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log.Named("dispatch"), Marker: marker}
+	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log.Named("dispatch"), Marker: marker,
+		Timeout: c.StepTimeout}
 	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: dispatch,
 		Queues: a.Queues, WorkerID: id, Log: a.Log.Named("step"), Observe: m.observeStep}
 	blobs, err := a.Blobs(context.Background())

@@ -78,7 +78,7 @@ func Open(ctx context.Context, c Config, log *zap.Logger, migrate bool) (*App, e
 	r := asynq.RedisClientOpt{Addr: c.RedisAddr, Password: c.RedisPassword, DB: c.RedisDB}
 	cl := asynq.NewClient(r)
 	a := &App{Config: c, Log: log, Store: st, Redis: r, Client: cl, Queues: jobs.PrefixedQueues(c.QueuePrefix), Queries: qc}
-	a.Dispatch = &jobs.Dispatcher{Client: cl, Store: st, Log: log.Named("dispatch")}
+	a.Dispatch = &jobs.Dispatcher{Client: cl, Store: st, Log: log.Named("dispatch"), Timeout: c.StepTimeout}
 	return a, nil
 }
 

@@ -35,6 +35,12 @@ type Config struct {
 	WorkerShutdownTimeout time.Duration `env:"WORKER_SHUTDOWN_TIMEOUT" envDefault:"25s"`
 	WorkerPollInterval    time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"2ms"`
 	WorkerID              string        `env:"WORKER_ID"` // default: hostname-pid
+	// StepTimeout bounds every task (asynq.Timeout): a graph step, a resume,
+	// a send, a parse. A task past it is abandoned, its case lock released,
+	// the failure recorded on the run and the task retried. It must exceed
+	// the outbound calls a step makes (OPENAI_TIMEOUT, SMTP_TIMEOUT,
+	// MIME_PARSE_TIMEOUT) and stay well under asynq's 30 min default.
+	StepTimeout time.Duration `env:"STEP_TIMEOUT" envDefault:"2m"`
 	// WorkerMetricsAddr serves /metrics, /healthz and /readyz, unauthenticated:
 	// loopback by default; containers set ":9091" for probes and scrapes.
 	WorkerMetricsAddr string `env:"WORKER_METRICS_ADDR" envDefault:"127.0.0.1:9091"`
@@ -184,6 +190,9 @@ func (c Config) Validate() error {
 	check(c.DatabaseURL != "", "DATABASE_URL is required")
 	check(c.DatabaseConnectTimeout > 0, "DATABASE_CONNECT_TIMEOUT must be > 0")
 	check(c.WorkerConcurrency > 0, "WORKER_CONCURRENCY must be > 0")
+	check(c.StepTimeout > c.OpenAITimeout && c.StepTimeout > c.SMTPTimeout && c.StepTimeout > c.MIMEParseTimeout,
+		"STEP_TIMEOUT (%s) must exceed OPENAI_TIMEOUT, SMTP_TIMEOUT and MIME_PARSE_TIMEOUT", c.StepTimeout)
+	check(c.StepTimeout <= 15*time.Minute, "STEP_TIMEOUT (%s) must be at most 15m", c.StepTimeout)
 	check(c.Analyzer == "offline" || c.Analyzer == "openai", "ANALYZER must be offline or openai, got %q", c.Analyzer)
 	check(c.Drafter == "offline" || c.Drafter == "openai", "DRAFTER must be offline or openai, got %q", c.Drafter)
 	check((c.Analyzer != "openai" && c.Drafter != "openai") || c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "",

@@ -20,11 +20,12 @@ func TestConfigValidationReportsEveryProblem(t *testing.T) {
 	t.Setenv("ANALYZER", "magic")
 	t.Setenv("WORKER_CONCURRENCY", "0")
 	t.Setenv("SMTP_TLS", "sometimes")
+	t.Setenv("STEP_TIMEOUT", "20s") // under OPENAI_TIMEOUT's 30s default
 	_, err := Load()
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{"ANALYZER", "WORKER_CONCURRENCY", "SMTP_TLS"} {
+	for _, want := range []string{"ANALYZER", "WORKER_CONCURRENCY", "SMTP_TLS", "STEP_TIMEOUT"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
