@@ -54,6 +54,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/cases/{id}/agent-state", access: reviewer, fn: s.agentState},
 		{pattern: "GET /v1/cases/{id}/messages", access: reviewer, fn: s.caseMessages},
 		{pattern: "GET /v1/cases/{id}/timeline", access: reviewer, fn: s.caseTimeline},
+		{pattern: "GET /v1/cases/{id}/events", access: reviewer, fn: s.caseEvents},
 		{pattern: "GET /v1/attachments/{id}", access: reviewer, fn: s.getAttachment},
 		{pattern: "GET /v1/messages/{id}/raw", access: reviewer, fn: s.getRawMessage},
 		{pattern: "POST /v1/admin/messages/{id}/reanalyze", access: admin, fn: s.reanalyzeMessage},

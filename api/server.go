@@ -92,6 +92,7 @@ type Server struct {
 	mux       *http.ServeMux
 	handler   http.Handler
 	pages     http.Handler // the reviewer desk (SetPages); nil: none
+	events    *eventHub
 }
 
 // New builds the server and its routes. It opens Redis clients (readiness,
@@ -117,7 +118,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	s := &Server{cfg: cfg, st: d.Store, blobs: d.Blobs, queues: d.Queues, dispatch: d.Dispatch, planner: d.Planner, log: d.Log, now: now, redis: rc,
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
-		registry:  prometheus.NewRegistry(), mux: http.NewServeMux()}
+		registry:  prometheus.NewRegistry(), mux: http.NewServeMux(), events: newEventHub(d.Store, d.Log)}
 	limit := cfg.AuthFailuresPerMinute
 	if limit <= 0 {
 		limit = 10
@@ -137,8 +138,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 // Handler is the root handler: routing, auth, request logs and metrics.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close releases the Redis clients.
+// Close releases the Redis clients and stops the case events listener.
 func (s *Server) Close() {
+	s.events.close()
 	_ = s.monitor.Close()
 	_ = s.inspector.Close()
 	_ = s.redis.Close()

@@ -132,3 +132,24 @@ func TestPromoteOfCurrentVersionIsRejected(t *testing.T) {
 		t.Fatalf("after rejected promote: %s v%d", r.Status, gate(t, r).Version)
 	}
 }
+
+// Every step a worker commits leaves one status event in its transaction
+// (issue 12 live events), the park a parked event, and the email accepted
+// by the transport a sent event.
+func TestWorkerStepsLeaveCaseEvents(t *testing.T) {
+	t.Parallel()
+	h, caseID, runID, g := parkedFee(t)
+	if s, e := h.db.Int(t, `SELECT count(*) FROM run_steps WHERE run_id=$1`, runID),
+		h.db.Int(t, `SELECT count(*) FROM case_events WHERE run_id=$1 AND type='status'`, runID); s == 0 || s != e {
+		t.Fatalf("%d steps, %d status events", s, e)
+	}
+	if n := h.db.Int(t, `SELECT count(*) FROM case_events WHERE run_id=$1 AND type='parked'`, runID); n != 1 {
+		t.Fatalf("parked events = %d", n)
+	}
+	h.decide(caseID, g.ProposalID, g.Version, workflow.DecisionApprove, "", "")
+	h.waitRun(runID, workflow.RunCompleted)
+	storetestEventuallySent(t, h, 1)
+	waitFor(t, "sent event", func() bool {
+		return h.db.Int(t, `SELECT count(*) FROM case_events WHERE case_id=$1 AND type='sent'`, caseID) == 1
+	})
+}

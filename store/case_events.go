@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// CaseEvent is one live event of a case (case_events, written by triggers
+// in the transaction that commits its fact: a step, a park, the end of a
+// run, a sent email, a new escalation). Within a case, ids grow in commit
+// order, so "after id N" never skips an event.
+type CaseEvent struct {
+	ID        int64           `db:"id"`
+	CaseID    int64           `db:"case_id"`
+	RunID     *int64          `db:"run_id"`
+	Type      string          `db:"type"` // status | parked | completed | failed | sent | escalated
+	Step      string          `db:"step"` // the node, for status, parked, completed and failed
+	Detail    json.RawMessage `db:"detail"`
+	CreatedAt time.Time       `db:"created_at"`
+}
+
+// CaseEventsChannel is the NOTIFY channel of new case events; the payload
+// is the case id.
+const CaseEventsChannel = "case_events"
+
+// CaseEventsAfter returns up to limit events of a case with id > afterID,
+// oldest first.
+func (s *Store) CaseEventsAfter(ctx context.Context, caseID, afterID int64, limit int) ([]CaseEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, case_id::bigint AS case_id, run_id, type, step, detail, created_at
+		FROM case_events WHERE case_id = $1 AND id > $2 ORDER BY id LIMIT $3`, caseID, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("events of case %d: %w", caseID, translate(err))
+	}
+	evs, err := pgx.CollectRows(rows, pgx.RowToStructByName[CaseEvent])
+	if err != nil {
+		return nil, fmt.Errorf("events of case %d: %w", caseID, translate(err))
+	}
+	return evs, nil
+}
+
+// ListenCaseEvents holds one pool connection listening on
+// CaseEventsChannel and calls wake with the case id of every notification
+// until ctx ends or the connection fails (the error is returned; the
+// caller reconnects). ready is called once the LISTEN is in place.
+func (s *Store) ListenCaseEvents(ctx context.Context, ready func(), wake func(caseID int64)) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("listen case events: %w", translate(err))
+	}
+	defer func() {
+		// The connection leaves LISTEN state before it returns to the pool.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `UNLISTEN *`)
+		conn.Release()
+	}()
+	if _, err := conn.Exec(ctx, `LISTEN `+CaseEventsChannel); err != nil {
+		return fmt.Errorf("listen case events: %w", translate(err))
+	}
+	ready()
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return fmt.Errorf("wait for case events: %w", err)
+		}
+		if id, err := strconv.ParseInt(n.Payload, 10, 64); err == nil {
+			wake(id)
+		}
+	}
+}
