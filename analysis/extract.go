@@ -437,3 +437,77 @@ func sentimentOf(lix *bigramIndex, class workflow.Class) (workflow.Sentiment, st
 	}
 	return workflow.SentimentNeutral, ""
 }
+
+// enumeratedLineRe is a line that opens an item of a list of questions:
+// with an item number or letter ("1.", "2)", "3 How", "(a)", "b.", "Q3:",
+// "Question 4") or with a question word ("How many", "What", "Do you").
+var enumeratedLineRe = regexp.MustCompile(`^\s*(?:(?:\(?\d{1,2}[.):]?|\(?[a-z][.)]|\([ivx]{1,4}\)|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[a-z(]|(?:how|what|which|when|where|who|why|do|does|did|is|are|was|were|has|have)\b)`)
+
+// askedOfRequesterRe marks a question the agency puts to the requester
+// (a clarification), not one of the request's own questions restated.
+var askedOfRequesterRe = regexp.MustCompile(`\b(?:could|would|can|will) you\b|\bplease (?:confirm|clarify|specify|indicate|advise|let)\b|\bdo you (?:wish|want|still)\b`)
+
+// answerRe is how an answer in place opens or what it holds: a figure, a
+// yes or no, or the authority speaking ("the council holds", "we do not").
+var answerRe = regexp.MustCompile(`\d|^(?:answer|response|reply|yes|no|n/a|none|nil|zero|not held|the (?:council|authority|department|trust|force)|we|there)\b`)
+
+// answeredQuestions counts the request's questions that the reply restates
+// and answers in place, as UK and Australian FOI responses do ("1. How
+// many … were seized?" then the figure): a numbered or lettered item whose
+// question mark comes within three lines of its start, followed on its line or within the next three (before the next item) by an answer (answerRe). lower is the
+// lower-cased agency text with its original line breaks.
+func answeredQuestions(lower string) int {
+	lines := strings.Split(lower, "\n")
+	n := 0
+	for i := 0; i < len(lines); i++ {
+		if !enumeratedLineRe.MatchString(lines[i]) {
+			continue
+		}
+		q := -1 // line of the question mark
+		for j := i; j < len(lines) && j <= i+3; j++ {
+			if j > i && enumeratedLineRe.MatchString(lines[j]) {
+				break
+			}
+			if strings.Contains(lines[j], "?") {
+				q = j
+				break
+			}
+		}
+		if q < 0 || askedOfRequesterRe.MatchString(strings.Join(lines[i:q+1], " ")) {
+			continue
+		}
+		if answeredAfter(lines, q) {
+			n++
+		}
+		i = q
+	}
+	return n
+}
+
+// answeredAfter reports whether the question ending on lines[q] is answered:
+// the rest of its line, or one of the next two lines that are not a
+// bracketed instruction ("[Please respond with Yes or No]"), reads as an
+// answer (answerRe), before the next item.
+func answeredAfter(lines []string, q int) bool {
+	if t := strings.TrimSpace(lines[q][strings.LastIndexByte(lines[q], '?')+1:]); t != "" {
+		return answerRe.MatchString(t)
+	}
+	seen := 0
+	for j := q + 1; j < len(lines) && seen < 2 && !enumeratedLineRe.MatchString(lines[j]); j++ {
+		t := strings.TrimSpace(lines[j])
+		if t == "" || t[0] == '(' || t[0] == '[' {
+			continue
+		}
+		if !strings.HasSuffix(t, "?") && answerRe.MatchString(t) {
+			return true
+		}
+		seen++
+	}
+	return false
+}
+
+// reviewRightsRe is the paragraph a final decision carries on how to
+// challenge it: internal review, the Information Commissioner, an appeal
+// (FOIA 2000 s.17(7); 5 U.S.C. 552(a)(6)(A)(i)). An acknowledgment or an
+// extension has nothing yet to challenge.
+var reviewRightsRe = fre(`(?:dissatisfied|unhappy|not (?:happy|satisfied)) with (?:the|this|our|my) (?:response|handling|decision|outcome|way)|(?:request|ask for|seek) an internal review|right to (?:request|ask for|seek) (?:an? )?(?:internal )?review|(?:complain|appeal|apply) to the (?:information )?commissioner|(?:you may|you have the right to|you can) (?:administratively )?appeal (?:this|the|our) (?:decision|determination|response)`)

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -174,7 +175,7 @@ func (rd *reading) hasEvidence() bool {
 		return true
 	}
 	for _, f := range rd.feats {
-		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" {
+		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" && f.Name != "x:review_rights" {
 			return true
 		}
 	}
@@ -239,6 +240,12 @@ func (rd *reading) facts() []fact {
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section")
 	if delivered && held {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
+	}
+	if n := answeredQuestions(rd.bix.text); n >= 2 {
+		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
+	}
+	if m := reviewRightsRe.findIn(rd.lix); m != "" {
+		out = append(out, fact{"review_rights", m})
 	}
 	if len(rd.body) < 200 {
 		out = append(out, fact{"short", "a reply of a few words"})
@@ -404,4 +411,10 @@ var factPriors = map[string]Prior{
 	"exemption_cited":        {workflow.ClassDenial, 1.0},
 	"not_held_but_elsewhere": {workflow.ClassWrongAgency, 1.0},
 	"cost_limit_narrow":      {workflow.ClassClarification, 3.0},
+	// A reply that answers the request's questions in place has delivered
+	// the information (the usual UK/AU form of a response).
+	"answers_inline": {workflow.ClassRecordsReady, 2.5},
+	// Review rights are a final decision's: they speak against a mere
+	// acknowledgment (the only fact with a negative prior).
+	"review_rights": {workflow.ClassAcknowledgment, -2.0},
 }

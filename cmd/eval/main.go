@@ -54,10 +54,10 @@ type config struct {
 	cv            bool
 	folds         int
 	minConfidence float64
-	analyzer string
-	passes   int
-	minTime  time.Duration
-	timeout  time.Duration
+	analyzer      string
+	passes        int
+	minTime       time.Duration
+	timeout       time.Duration
 }
 
 func parseFlags(args []string) (config, error) {

@@ -18,8 +18,8 @@ type result struct {
 	// probability of the predicted class; 0 for UNKNOWN).
 	confidence float64
 	labelFee   *int64 // cents
-	fee       *int64 // cents
-	reasons   []string
+	fee        *int64 // cents
+	reasons    []string
 	// feeInText: the labelled fee occurs in the reply text (else no
 	// extractor can recover it, e.g. a fixture trimmed before the amount).
 	feeInText bool
@@ -56,11 +56,11 @@ type metrics struct {
 	// minConfidence; confidentWrong: those of them with the wrong class.
 	covered, confidentWrong int
 	minConfidence           float64
-	feeFalsePositive  int
-	stats             map[workflow.Class]*classStats
-	confusion         map[workflow.Class]map[workflow.Class]int
-	labelClasses      []workflow.Class
-	predictedOnly     []workflow.Class
+	feeFalsePositive        int
+	stats                   map[workflow.Class]*classStats
+	confusion               map[workflow.Class]map[workflow.Class]int
+	labelClasses            []workflow.Class
+	predictedOnly           []workflow.Class
 }
 
 func (m metrics) feeExactRate() float64 { return ratio(m.feeExact, m.feeN) }
