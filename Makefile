@@ -9,7 +9,7 @@ export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
 # The harnesses (demo, chaos, bench) are built, then exec'd by the recipe's
 # shell so that make is their parent: they die with make (fleet.Guard) and
 # their processes die with them (fleet.StartChild).
-.PHONY: help services test lint eval train bench chaos demo fuzz migrate
+.PHONY: help services test lint eval train bench chaos demo screenshots fuzz migrate
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -33,9 +33,13 @@ eval: ## score the shipped model on CORPUS=dir of *.json replies; CV=1: k-fold a
 train: ## train the offline reply model on dataset/replies and write analysis/model.txt (deterministic)
 	$(GO) run ./cmd/train
 
-demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown, an appeal checked
+demo: services ## the main job end to end: real replies in, proposals parked, one approved, its .eml shown, an appeal checked; KEEP=1 leaves the fleet up for the reviewer desk
 	$(GO) build -o var/bin/ ./cmd/demo
-	exec var/bin/demo
+	exec var/bin/demo $(if $(filter 1,$(KEEP)),-keep)
+
+screenshots: services ## the demo with the fee proposal approved in the reviewer desk (headless Chromium); PNGs in var/screenshots; last line screenshots: …
+	$(GO) build -o var/bin/ ./cmd/demo
+	exec var/bin/demo -screenshots var/screenshots
 
 migrate: services ## apply migrations to DATABASE_URL
 	$(GO) run ./cmd/worker migrate

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // ageChoice is an option of the queue's age filter.
@@ -46,30 +47,45 @@ func (k *Desk) queue(w http.ResponseWriter, r *http.Request) {
 		k.fail(w, r, err)
 		return
 	}
-	esc, err := k.st.OpenEscalations(ctx, 1000)
+	esc, err := k.openEscalations(r)
 	if err != nil {
 		k.fail(w, r, err)
 		return
 	}
 	k.render(w, http.StatusOK, "queue", queueData{page: page{Title: "Review queue", Session: sessionFrom(ctx), Nav: "queue"},
-		Items: items, Facets: facets, Filter: f, Age: age, Ages: ageChoices, Escalations: len(esc),
+		Items: items, Facets: facets, Filter: f, Age: age, Ages: ageChoices, Escalations: len(esc.Items) + len(esc.Gated),
 		Filtered: f.Agency != "" || f.Action != "" || f.Jurisdiction != "" || age != ""})
 }
 
+// escalationsData is the escalations page: the open escalations (a
+// failed send, a bounce, follow-ups exhausted, a stuck run, …) and the
+// proposals the agent itself escalated to a person (action ESCALATE).
 type escalationsData struct {
 	page
 	Items []store.OpenEscalation
+	Gated []store.QueueItem
 }
 
-// escalations: GET /escalations → the open escalations with their reasons.
+func (k *Desk) openEscalations(r *http.Request) (escalationsData, error) {
+	var d escalationsData
+	var err error
+	if d.Items, err = k.st.OpenEscalations(r.Context(), 1000); err != nil {
+		return d, err
+	}
+	d.Gated, err = k.st.ReviewQueue(r.Context(), store.QueueFilter{Action: string(workflow.ActionEscalate)})
+	return d, err
+}
+
+// escalations: GET /escalations → the open escalations with their
+// reasons, and the proposals escalated to a person.
 func (k *Desk) escalations(w http.ResponseWriter, r *http.Request) {
-	items, err := k.st.OpenEscalations(r.Context(), 1000)
+	d, err := k.openEscalations(r)
 	if err != nil {
 		k.fail(w, r, err)
 		return
 	}
-	k.render(w, http.StatusOK, "escalations", escalationsData{page: page{Title: "Escalations",
-		Session: sessionFrom(r.Context()), Nav: "escalations"}, Items: items})
+	d.page = page{Title: "Escalations", Session: sessionFrom(r.Context()), Nav: "escalations"}
+	k.render(w, http.StatusOK, "escalations", d)
 }
 
 // fail shows err as the JSON API would classify it.

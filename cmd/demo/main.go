@@ -35,9 +35,12 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "var/demo", "working directory for binaries, logs and the .eml sink")
 	flag.IntVar(&o.cases, "cases", 11, "number of replies to run (at least 10; one per class first)")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Minute, "overall time limit")
+	flag.StringVar(&o.screenshots, "screenshots", "", "drive the reviewer desk in headless Chromium, approve the fee proposal in the page and write PNGs to this directory")
+	flag.BoolVar(&o.keep, "keep", false, "keep the fleet running after the demo (until Ctrl-C) to open the reviewer desk in a browser")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	o.interrupted = ctx.Done()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	if err := run(ctx, o); err != nil {

@@ -22,6 +22,15 @@ type options struct {
 	adminURL, dbName, redisAddr, dir string
 	cases                            int
 	timeout                          time.Duration
+	// screenshots, when set, is where the reviewer desk's PNGs go: the fee
+	// proposal is then approved by clicking in the page, not through the
+	// JSON API.
+	screenshots string
+	// keep leaves the fleet running after the demo until interrupted, so
+	// the reviewer desk can be opened in a browser.
+	keep bool
+	// interrupted is closed on Ctrl-C or SIGTERM (what -keep waits for).
+	interrupted <-chan struct{}
 }
 
 const mailDomain = "demo.foiaflow.local"
@@ -102,6 +111,13 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
+// keepServing prints how to open the reviewer desk and waits until the
+// demo is interrupted (-keep).
+func keepServing(c *fleet.Client, interrupted <-chan struct{}) {
+	step("the fleet keeps running: open the reviewer desk at %s/ and sign in with the API key %s (Ctrl-C stops everything)", c.Base, c.Key)
+	<-interrupted
+}
+
 func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
 
 // scenario runs the demo against the started fleet and returns its summary
@@ -163,12 +179,19 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 	if fee == nil {
 		return "", errors.New("no fee proposal parked: nothing to approve")
 	}
-	step("approving the fee proposal of case %d (%s) through the API", fee.caseID, fee.reply.Name)
-	decisionID, taskID, err := c.Approve(ctx, fee.caseID, fee.gate.ProposalID, fee.gate.Version)
-	if err != nil {
-		return "", err
+	var desk shots
+	if o.screenshots != "" {
+		if desk, err = deskTour(ctx, c, o.screenshots, fee); err != nil {
+			return "", err
+		}
+	} else {
+		step("approving the fee proposal of case %d (%s) through the API", fee.caseID, fee.reply.Name)
+		decisionID, taskID, err := c.Approve(ctx, fee.caseID, fee.gate.ProposalID, fee.gate.Version)
+		if err != nil {
+			return "", err
+		}
+		fmt.Printf("    decision %d accepted, resume task %s\n", decisionID, taskID)
 	}
-	fmt.Printf("    decision %d accepted, resume task %s\n", decisionID, taskID)
 	file, err := waitEML(ctx, sink)
 	if err != nil {
 		return "", err
@@ -197,8 +220,15 @@ func scenario(ctx context.Context, o options, c *fleet.Client, sink string) (str
 	}
 	// attachments_verified counts attachments downloaded back through the
 	// API and compared byte for byte with what was posted.
-	return fmt.Sprintf("demo: cases=%d parked=%d emails=%d attachments=%d attachments_verified=%d appeals=%d",
-		len(cases), parked, len(emls), attachments, verified, appeals), nil
+	summary := fmt.Sprintf("demo: cases=%d parked=%d emails=%d attachments=%d attachments_verified=%d appeals=%d",
+		len(cases), parked, len(emls), attachments, verified, appeals)
+	if o.screenshots != "" {
+		summary += fmt.Sprintf("\nscreenshots: pages=%d approved_via_page=%d eml=%d", desk.pages, desk.approved, emlsOf(sink, fee.address))
+	}
+	if o.keep {
+		keepServing(c, o.interrupted)
+	}
+	return summary, nil
 }
 
 // pdfCase is the first RECORDS_READY case: its reply carries the PDF.
