@@ -86,6 +86,12 @@ func decidedNotice(action string) string {
 		return "Dismissed: nothing will be sent."
 	case "withdraw":
 		return "The case is being withdrawn."
+	case "reject":
+		return "Rejected: nothing will be sent and the case is escalated with your reason."
+	case "skip":
+		return "Skipped: nothing will be sent."
+	case "promote":
+		return "The earlier version is being made current: it will be parked for review again."
 	}
 	return "Decision recorded."
 }
@@ -223,6 +229,10 @@ func (k *Desk) decide(w http.ResponseWriter, r *http.Request) {
 		in.Request.Subject = r.PostFormValue("subject")
 	case "adjust":
 		in.Request.Instruction = r.PostFormValue("instruction")
+	case "reject":
+		in.Request.Reason = strings.TrimSpace(r.PostFormValue("reason"))
+	case "promote":
+		in.Request.PromoteVersion, _ = strconv.Atoi(r.PostFormValue("promote_version"))
 	}
 	_, _, err := k.api.Decide(ctx, principal(ws), in)
 	if err == nil {
@@ -233,7 +243,10 @@ func (k *Desk) decide(w http.ResponseWriter, r *http.Request) {
 	msg := ae.Message
 	switch ae.Code {
 	case "stale_version", "proposal_not_pending", "decision_conflict":
-		msg = "This proposal changed since you loaded it (" + ae.Message + "). Review the current version below and decide again."
+		if !strings.Contains(ae.Message, "changed since you loaded it") {
+			msg = "This proposal changed since you loaded it (" + ae.Message + ")."
+		}
+		msg += " Review the current version below and decide again."
 	}
 	d, derr := k.caseData(r, caseID)
 	if derr != nil {
