@@ -227,7 +227,7 @@ func (rd *reading) facts() []fact {
 	if len(rd.attachments) > 0 {
 		out = append(out, fact{"attachment", rd.attachments[0]})
 	}
-	if hasAny(rd.ev, "denial.cost_limit") && hasAny(rd.ev, "clarify.still_wanted", "clarify.narrow", "clarify.could_you") {
+	if hasAny(rd.ev, "denial.cost_limit") && hasAny(rd.ev, "clarify.still_wanted", "clarify.narrow", "clarify.could_you", "clarify.options") {
 		// A refusal on cost that invites a narrower request (UK FOIA s.12
 		// with s.16 advice and assistance) asks the requester to act.
 		out = append(out, fact{"cost_limit_narrow", "over the cost limit, with an invitation to narrow the request"})
