@@ -64,6 +64,10 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/proposals", access: reviewer, fn: s.listProposals},
 		{pattern: "GET /v1/proposals/{id}", access: reviewer, fn: s.getProposal},
 
+		{pattern: "GET /v1/escalations", access: reviewer, fn: s.listEscalations},
+		{pattern: "POST /v1/escalations/{id}/assign", access: reviewer, fn: s.assignEscalation},
+		{pattern: "POST /v1/escalations/{id}/resolve", access: reviewer, fn: s.resolveEscalation},
+
 		{pattern: "GET /v1/orphans", access: reviewer, fn: s.listOrphans},
 		{pattern: "POST /v1/orphans/{id}/assign", access: reviewer, fn: s.assignOrphan},
 	}

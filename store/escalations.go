@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Escalation is a case handed to a person (seed 000 §3.8): why, who took
+// it, and how it was resolved.
+type Escalation struct {
+	ID         int64      `db:"id" json:"id"`
+	CaseID     int64      `db:"case_id" json:"case_id"`
+	RunID      *int64     `db:"run_id" json:"run_id"`
+	Key        string     `db:"escalation_key" json:"escalation_key"`
+	Reason     string     `db:"reason" json:"reason"`
+	Status     string     `db:"status" json:"status"` // open | resolved
+	Assignee   string     `db:"assignee" json:"assignee"`
+	AssignedAt *time.Time `db:"assigned_at" json:"assigned_at"`
+	ResolvedBy string     `db:"resolved_by" json:"resolved_by"`
+	Resolution string     `db:"resolution" json:"resolution"`
+	CreatedAt  time.Time  `db:"created_at" json:"created_at"`
+	ResolvedAt *time.Time `db:"resolved_at" json:"resolved_at"`
+}
+
+const escalationCols = `id, case_id::bigint AS case_id, run_id, escalation_key, reason, status, assignee, assigned_at,
+	resolved_by, resolution, created_at, resolved_at`
+
+// ErrEscalationResolved is returned when an assign or resolve finds the
+// escalation resolved already.
+var ErrEscalationResolved = errors.New("store: escalation already resolved")
+
+// ListEscalations returns escalations oldest first, filtered by status
+// ("" = any) and case (0 = any), at most limit.
+func (s *Store) ListEscalations(ctx context.Context, status string, caseID int64, limit int) ([]Escalation, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+escalationCols+` FROM escalations
+		WHERE ($1 = '' OR status = $1) AND ($2 = 0 OR case_id = $2) ORDER BY created_at, id LIMIT $3`, status, caseID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list escalations: %w", translate(err))
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Escalation])
+	if err != nil {
+		return nil, fmt.Errorf("list escalations: %w", translate(err))
+	}
+	return out, nil
+}
+
+// AssignEscalation gives an open escalation to assignee (again, if it had
+// one). ErrNotFound, ErrEscalationResolved.
+func (t *Tx) AssignEscalation(ctx context.Context, id int64, assignee string) (Escalation, error) {
+	return t.changeEscalation(ctx, id, `UPDATE escalations SET assignee = $2, assigned_at = now()
+		WHERE id = $1 AND status = 'open' RETURNING `+escalationCols, id, assignee)
+}
+
+// ResolveEscalation closes an open escalation, recording who and how.
+// ErrNotFound, ErrEscalationResolved.
+func (t *Tx) ResolveEscalation(ctx context.Context, id int64, by, resolution string) (Escalation, error) {
+	return t.changeEscalation(ctx, id, `UPDATE escalations SET status = 'resolved', resolved_at = now(), resolved_by = $2,
+		resolution = $3 WHERE id = $1 AND status = 'open' RETURNING `+escalationCols, id, by, resolution)
+}
+
+func (t *Tx) changeEscalation(ctx context.Context, id int64, q string, args ...any) (Escalation, error) {
+	rows, err := t.tx.Query(ctx, q, args...)
+	if err != nil {
+		return Escalation{}, fmt.Errorf("escalation %d: %w", id, translate(err))
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Escalation])
+	if err == nil {
+		return e, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return e, fmt.Errorf("escalation %d: %w", id, translate(err))
+	}
+	var exists bool
+	if err := t.tx.QueryRow(ctx, `SELECT true FROM escalations WHERE id = $1`, id).Scan(&exists); err != nil {
+		return e, fmt.Errorf("escalation %d: %w", id, translate(err))
+	}
+	return e, fmt.Errorf("escalation %d: %w", id, ErrEscalationResolved)
+}
