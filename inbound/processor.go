@@ -42,8 +42,11 @@ type Processor struct {
 	// AttachmentMaxBytes flags larger attachments (ATTACHMENT_MAX_BYTES);
 	// they are stored all the same.
 	AttachmentMaxBytes int64
-	StartRun           StartRunFunc
-	Log                *zap.Logger
+	// Budget bounds the raw bytes parsed at once in this process (nil: no
+	// bound); a parse that finds it spent returns ErrParseBusy.
+	Budget   *ParseBudget
+	StartRun StartRunFunc
+	Log      *zap.Logger
 }
 
 // Result is what Parse did with one raw message.
@@ -64,8 +67,11 @@ var errHandled = errors.New("inbound: raw message already handled")
 // Parse turns raw message rawID into a messages row (its attachments in the
 // message store), matches it and, for a genuine reply on a case, starts its
 // agency_reply run. It is idempotent: a raw message no longer "received"
-// is left alone. It returns the outbox rows to dispatch after commit.
-// Errors are transient (database, message store): the task retries.
+// is left alone. Each parse that starts is counted (raw_messages.
+// parse_attempts). It returns the outbox rows to dispatch after commit.
+// Errors: ErrParseBusy (the budget is spent: try again shortly, nothing
+// was done); others are transient (database, message store): the task
+// retries.
 func (p *Processor) Parse(ctx context.Context, rawID int64) (Result, []store.OutboxRow, error) {
 	res := Result{RawID: rawID}
 	raw, err := p.Store.GetRawMessage(ctx, rawID)
@@ -74,6 +80,13 @@ func (p *Processor) Parse(ctx context.Context, rawID int64) (Result, []store.Out
 	}
 	if raw.Status != store.RawReceived {
 		return res, nil, nil
+	}
+	if !p.Budget.tryAcquire(raw.SizeBytes) {
+		return res, nil, ErrParseBusy
+	}
+	defer p.Budget.release(raw.SizeBytes)
+	if _, err := p.Store.CountParseAttempt(ctx, rawID); err != nil {
+		return res, nil, err
 	}
 	in, status, perr, err := p.read(ctx, raw)
 	if err != nil {
@@ -126,9 +139,9 @@ func (p *Processor) read(ctx context.Context, raw store.RawMessage) (in mail.Inb
 		return in, store.ParseStatusOversize, fmt.Sprintf("message of %d bytes is over MESSAGE_MAX_BYTES (%d): stored, not parsed",
 			raw.SizeBytes, limits.MaxBytes), nil
 	}
-	b, err := io.ReadAll(io.LimitReader(obj, raw.SizeBytes+1))
-	if err != nil {
-		return in, "", "", fmt.Errorf("inbound: read raw message %d: %w", raw.ID, err)
+	b := make([]byte, raw.SizeBytes) // one allocation of the known size
+	if _, err := io.ReadFull(obj, b); err != nil {
+		return in, "", "", fmt.Errorf("inbound: read raw message %d (%d bytes): %w", raw.ID, raw.SizeBytes, err)
 	}
 	in, err = mail.ParseBounded(ctx, b, limits)
 	switch {

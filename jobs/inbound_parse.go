@@ -59,6 +59,10 @@ func QueueInboundParse(ctx context.Context, tx *store.Tx, q Queues, rawMessageID
 	return row.TaskID, tx.InsertOutbox(ctx, row)
 }
 
+// parseBusyDelay is how soon a parse that found the parse budget spent
+// comes back.
+const parseBusyDelay = 250 * time.Millisecond
+
 // InboundParseHandler runs inbound:parse tasks: under the raw message's
 // advisory lock (so the reaper can tell a dead worker's parse from a live
 // one) it calls the processor, then dispatches the run it started.
@@ -80,11 +84,11 @@ func (h *InboundParseHandler) ProcessTask(ctx context.Context, t *asynq.Task) er
 	}
 	res, rows, err := func() (inbound.Result, []store.OutboxRow, error) {
 		defer lock.Unlock(ctx)
-		if _, err := h.Proc.Store.CountParseAttempt(ctx, p.RawMessageID); err != nil {
-			return inbound.Result{}, nil, err
-		}
 		return h.Proc.Parse(ctx, p.RawMessageID)
 	}()
+	if errors.Is(err, inbound.ErrParseBusy) {
+		return notYetError{delay: parseBusyDelay} // other large messages are parsing: no retry burnt
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("inbound:parse raw message %d: %w", p.RawMessageID, asynq.SkipRetry)
 	}

@@ -54,6 +54,7 @@ func NewWorker(a *app.App) (*Worker, error) {
 	}
 	proc := &inbound.Processor{Store: a.Store, Blobs: blobs, Matcher: inbound.CaseMatcher{Store: a.Store, MailDomain: c.MailDomain},
 		Limits: a.ParseLimits(), AttachmentMaxBytes: c.AttachmentMaxBytes, Log: a.Log.Named("inbound"),
+		Budget: inbound.NewParseBudget(c.InboundParseBudget),
 		StartRun: func(ctx context.Context, tx *store.Tx, n store.NewRun) (store.Run, bool, error) {
 			return jobs.StartRun(ctx, tx, a.Queues, n)
 		}}

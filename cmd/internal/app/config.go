@@ -115,6 +115,9 @@ type Config struct {
 	MIMEMaxParts       int           `env:"MIME_MAX_PARTS" envDefault:"500"`
 	MIMEMaxHeaderBytes int           `env:"MIME_MAX_HEADER_BYTES" envDefault:"262144"`
 	MIMEParseTimeout   time.Duration `env:"MIME_PARSE_TIMEOUT" envDefault:"10s"`
+	// InboundParseBudget bounds the raw bytes one worker parses at once
+	// (inbound.ParseBudget): parallel large messages take turns.
+	InboundParseBudget int64 `env:"INBOUND_PARSE_BUDGET_BYTES" envDefault:"33554432"`
 
 	SweepInterval time.Duration `env:"SCHEDULER_SWEEP_INTERVAL" envDefault:"5s"`
 	RelayInterval time.Duration `env:"SCHEDULER_RELAY_INTERVAL" envDefault:"1s"`
@@ -216,6 +219,7 @@ func (c Config) Validate() error {
 	check(c.AttachmentMaxBytes > 0, "ATTACHMENT_MAX_BYTES must be > 0")
 	check(c.MIMEMaxDepth > 0 && c.MIMEMaxParts > 0 && c.MIMEMaxHeaderBytes > 0 && c.MIMEParseTimeout > 0,
 		"MIME_MAX_DEPTH, MIME_MAX_PARTS, MIME_MAX_HEADER_BYTES and MIME_PARSE_TIMEOUT must be > 0")
+	check(c.InboundParseBudget > 0, "INBOUND_PARSE_BUDGET_BYTES must be > 0")
 	check(c.DataDir != "", "DATA_DIR is required (scratch space for inbound bodies, and the message store when MESSAGE_STORE=dir)")
 	check(c.MessageStore == "dir" || c.MessageStore == "s3", "MESSAGE_STORE must be dir or s3, got %q", c.MessageStore)
 	check(c.MessageStore != "s3" || (c.S3Endpoint != "" && c.S3Bucket != ""), "MESSAGE_STORE=s3 needs S3_ENDPOINT and S3_BUCKET")
