@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 	"github.com/foiaflow/foiaflow/store"
 )
 
@@ -38,8 +39,8 @@ type event struct {
 // chaosMonkey kills workers, wipes Redis once and restarts Postgres once.
 type chaosMonkey struct {
 	fleet   *fleet
-	pg      *privatePG
-	redis   *privateRedis
+	pg      *sharedfleet.PrivatePG
+	redis   *sharedfleet.PrivateRedis
 	db      *pgxpool.Pool
 	workers []string
 	every   time.Duration
@@ -70,17 +71,17 @@ func (m *chaosMonkey) run(ctx context.Context, d time.Duration) {
 		}
 		if !flushed && time.Now().After(flushAt) {
 			flushed = true
-			if err := m.redis.flushAll(ctx); err != nil {
+			if err := m.redis.FlushAll(ctx); err != nil {
 				m.errs = append(m.errs, fmt.Errorf("FLUSHALL: %w", err))
 			}
-			m.log("FLUSHALL on the private redis %s", m.redis.addr)
+			m.log("FLUSHALL on the private redis %s", m.redis.Addr)
 			continue
 		}
 		if !restarted && time.Now().After(restartAt) {
 			restarted = true
-			m.log("postgres restart -m %s (private postgres :%d)", m.pgMode, m.pg.port)
+			m.log("postgres restart -m %s (private postgres :%d)", m.pgMode, m.pg.Port)
 			rctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-			err := m.pg.restart(rctx, m.pgMode)
+			err := m.pg.Restart(rctx, m.pgMode)
 			cancel()
 			if err != nil {
 				m.errs = append(m.errs, fmt.Errorf("postgres restart: %w", err))

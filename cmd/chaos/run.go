@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
@@ -66,26 +65,26 @@ func run(ctx context.Context, o options) (bool, error) {
 	}
 	ports := make([]int, 3)
 	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
+		if ports[i], err = sharedfleet.FreePort(); err != nil {
 			return false, err
 		}
 	}
 	pgPort, redisPort, apiPort := ports[0], ports[1], ports[2]
 
 	step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
-	pg, err := startPG(ctx, filepath.Join(tmp, "pgroot"), pgPort, left)
+	pg, err := sharedfleet.StartPG(ctx, filepath.Join(tmp, "pgroot"), pgPort, left)
 	if err != nil {
 		return false, err
 	}
-	defer pg.stop()
-	if err := createDB(ctx, pg.url("postgres", "chaos-setup"), "foiaflow"); err != nil {
+	defer pg.Stop()
+	if err := sharedfleet.CreateDB(ctx, pg.URL("postgres", "chaos-setup"), "foiaflow"); err != nil {
 		return false, err
 	}
-	rd, err := startRedis(ctx, tmp, redisPort, left)
+	rd, err := sharedfleet.StartRedis(ctx, tmp, redisPort, left)
 	if err != nil {
 		return false, err
 	}
-	defer rd.stop()
+	defer rd.Stop()
 	sk, err := startSink()
 	if err != nil {
 		return false, err
@@ -94,7 +93,7 @@ func run(ctx context.Context, o options) (bool, error) {
 
 	key, secret := "chaos-admin-"+randHex(8), randHex(16)
 	f := &fleet{dir: dir, left: left, env: append(os.Environ(),
-		"DATABASE_URL="+pg.url("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.addr, "QUEUE_PREFIX=chaos-",
+		"DATABASE_URL="+pg.URL("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.Addr, "QUEUE_PREFIX=chaos-",
 		fmt.Sprintf("API_ADDR=127.0.0.1:%d", apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN=chaos.foiaflow.local", "MAIL_FROM=foiaflow chaos <requests@chaos.foiaflow.local>",
 		"SMTP_HOST=127.0.0.1", fmt.Sprintf("SMTP_PORT=%d", sk.port()), "SMTP_TLS=none", "SMTP_TIMEOUT=10s",
@@ -111,7 +110,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	defer f.stop(15 * time.Second)
 	workers := []string{"w1", "w2"}
 	for _, p := range []struct{ slot, bin string }{{"api", "api"}, {"s1", "scheduler"}, {"s2", "scheduler"}, {"w1", "worker"}, {"w2", "worker"}} {
-		if err := f.start(p.slot, p.bin, "DATABASE_URL="+pg.url("foiaflow", "chaos-"+p.slot)); err != nil {
+		if err := f.start(p.slot, p.bin, "DATABASE_URL="+pg.URL("foiaflow", "chaos-"+p.slot)); err != nil {
 			return false, err
 		}
 	}
@@ -123,7 +122,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	db, err := pgxpool.New(ctx, pg.url("foiaflow", "chaos-harness"))
+	db, err := pgxpool.New(ctx, pg.URL("foiaflow", "chaos-harness"))
 	if err != nil {
 		return false, err
 	}
@@ -175,15 +174,4 @@ func run(ctx context.Context, o options) (bool, error) {
 	fmt.Printf("    logs: %s\n", filepath.Join(dir, "logs"))
 	rep.print(m.events, len(m.kills), time.Since(begin), c.retries.Load())
 	return rep.failed(), nil
-}
-
-// createDB creates database name on the private cluster.
-func createDB(ctx context.Context, adminURL, name string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return fmt.Errorf("connect %s: %w", adminURL, err)
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	return err
 }

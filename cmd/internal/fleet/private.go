@@ -1,9 +1,8 @@
-package main
+package fleet
 
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
-
-	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 // pgBinDir finds initdb/postgres: the machine's Postgres 15 first, then PATH.
@@ -32,29 +29,30 @@ func pgBinDir() (string, error) {
 	return filepath.Dir(p), nil
 }
 
-// privatePG is a throwaway Postgres cluster in a temp dir on its own port,
-// so restarting it never touches the shared instance on 5432. The
-// postmaster runs in the foreground as a direct child of chaos (not
+// PrivatePG is a throwaway Postgres cluster in a temp dir on its own port,
+// so stopping or restarting it never touches the shared instance on 5432
+// (make chaos, make attack). The postmaster runs in the foreground as a
+// direct child of the harness (not
 // daemonized by pg_ctl), so that it dies with chaos (fleet.StartChild) and
 // its backends follow it.
-type privatePG struct {
+type PrivatePG struct {
 	bin, dir, data string
-	port           int
+	Port           int
 	cred           *syscall.Credential // the postgres user when we are root
-	left           *sharedfleet.Leftovers
+	left           *Leftovers
 	cmd            *exec.Cmd
 	done           chan struct{}
 }
 
-// startPG initdbs dir/pg and starts it on port with trust auth and settings
+// StartPG initdbs dir/pg and starts it on port with trust auth and settings
 // for a disposable test cluster (fsync off; synchronous_commit stays on so
 // an acknowledged commit survives a restart).
-func startPG(ctx context.Context, dir string, port int, left *sharedfleet.Leftovers) (*privatePG, error) {
+func StartPG(ctx context.Context, dir string, port int, left *Leftovers) (*PrivatePG, error) {
 	bin, err := pgBinDir()
 	if err != nil {
 		return nil, err
 	}
-	p := &privatePG{bin: bin, dir: dir, data: filepath.Join(dir, "pg"), port: port, left: left}
+	p := &PrivatePG{bin: bin, dir: dir, data: filepath.Join(dir, "pg"), Port: port, left: left}
 	if os.Geteuid() == 0 { // initdb and postgres refuse to run as root
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -77,23 +75,23 @@ func startPG(ctx context.Context, dir string, port int, left *sharedfleet.Leftov
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	return p, p.start(ctx)
+	return p, p.Start(ctx)
 }
 
-// start runs the postmaster in the foreground and waits until it accepts
+// Start runs the postmaster in the foreground and waits until it accepts
 // connections.
-func (p *privatePG) start(ctx context.Context) error {
+func (p *PrivatePG) Start(ctx context.Context) error {
 	logf, err := os.OpenFile(filepath.Join(p.dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close() // the child holds its own descriptor
-	cmd := exec.Command(filepath.Join(p.bin, "postgres"), "-D", p.data, "-p", strconv.Itoa(p.port), "-k", p.dir,
+	cmd := exec.Command(filepath.Join(p.bin, "postgres"), "-D", p.data, "-p", strconv.Itoa(p.Port), "-k", p.dir,
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=300", "-c", "shared_buffers=64MB")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: p.cred}
-	if err := sharedfleet.StartChild(cmd); err != nil {
+	if err := StartChild(cmd); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
 	done := make(chan struct{})
@@ -104,7 +102,7 @@ func (p *privatePG) start(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		c, err := pgx.Connect(ctx, p.url("postgres", "chaos-ready"))
+		c, err := pgx.Connect(ctx, p.URL("postgres", "harness-ready"))
 		if err == nil {
 			c.Close(ctx)
 			return nil
@@ -122,10 +120,10 @@ func (p *privatePG) start(ctx context.Context) error {
 	}
 }
 
-// shutdown stops the postmaster with mode (smart, fast or immediate: SIGTERM,
+// Shutdown stops the postmaster with mode (smart, fast or immediate: SIGTERM,
 // SIGINT or SIGQUIT, as pg_ctl -m sends them) and waits for it to exit,
 // SIGKILLing it after 60 s.
-func (p *privatePG) shutdown(mode string) error {
+func (p *PrivatePG) Shutdown(mode string) error {
 	sig := map[string]syscall.Signal{"smart": syscall.SIGTERM, "fast": syscall.SIGINT, "immediate": syscall.SIGQUIT}[mode]
 	if sig == 0 {
 		return fmt.Errorf("unknown shutdown mode %q (smart, fast or immediate)", mode)
@@ -141,36 +139,38 @@ func (p *privatePG) shutdown(mode string) error {
 	}
 }
 
-// restart stops the cluster with mode and starts it again.
-func (p *privatePG) restart(ctx context.Context, mode string) error {
-	if err := p.shutdown(mode); err != nil {
+// Restart stops the cluster with mode and starts it again.
+func (p *PrivatePG) Restart(ctx context.Context, mode string) error {
+	if err := p.Shutdown(mode); err != nil {
 		return err
 	}
-	return p.start(ctx)
+	return p.Start(ctx)
 }
 
-// url is the connection URL of database db with an application_name.
-func (p *privatePG) url(db, app string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&application_name=%s", p.port, db, app)
+// URL is the connection URL of database db with an application_name.
+func (p *PrivatePG) URL(db, app string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&application_name=%s", p.Port, db, app)
 }
 
-// stop shuts the cluster down immediately (teardown).
-func (p *privatePG) stop() {
+// Stop shuts the cluster down immediately (teardown).
+func (p *PrivatePG) Stop() {
 	if p.cmd == nil {
 		return
 	}
-	if err := p.shutdown("immediate"); err != nil {
-		fmt.Fprintln(os.Stderr, "chaos: stopping private postgres:", err)
+	if err := p.Shutdown("immediate"); err != nil {
+		fmt.Fprintln(os.Stderr, "fleet: stopping private postgres:", err)
 	}
 }
 
-// privateRedis is a redis-server child on its own port with no persistence.
-type privateRedis struct {
+// PrivateRedis is a redis-server child on its own port with no persistence.
+type PrivateRedis struct {
 	cmd  *exec.Cmd
-	addr string
+	Addr string // host:port
 }
 
-func startRedis(ctx context.Context, dir string, port int, left *sharedfleet.Leftovers) (*privateRedis, error) {
+// StartRedis starts redis-server on 127.0.0.1:port (log in dir/redis.log)
+// and waits until it answers PING.
+func StartRedis(ctx context.Context, dir string, port int, left *Leftovers) (*PrivateRedis, error) {
 	logf, err := os.Create(filepath.Join(dir, "redis.log"))
 	if err != nil {
 		return nil, err
@@ -179,15 +179,15 @@ func startRedis(ctx context.Context, dir string, port int, left *sharedfleet.Lef
 	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--daemonize", "no", "--dir", dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := sharedfleet.StartChild(cmd); err != nil {
+	if err := StartChild(cmd); err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	r := &privateRedis{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	r := &PrivateRedis{cmd: cmd, Addr: fmt.Sprintf("127.0.0.1:%d", port)}
 	if err := left.AddProcess("redis-server", cmd.Process.Pid); err != nil {
-		r.stop()
+		r.Stop()
 		return nil, err
 	}
-	c := redis.NewClient(&redis.Options{Addr: r.addr})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr})
 	defer c.Close()
 	for {
 		if err := c.Ping(ctx).Err(); err == nil {
@@ -195,31 +195,34 @@ func startRedis(ctx context.Context, dir string, port int, left *sharedfleet.Lef
 		}
 		select {
 		case <-ctx.Done():
-			r.stop()
-			return nil, fmt.Errorf("redis on %s not ready: %w", r.addr, ctx.Err())
+			r.Stop()
+			return nil, fmt.Errorf("redis on %s not ready: %w", r.Addr, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
-// flushAll wipes the private Redis (and only it).
-func (r *privateRedis) flushAll(ctx context.Context) error {
-	c := redis.NewClient(&redis.Options{Addr: r.addr})
+// FlushAll wipes the private Redis (and only it).
+func (r *PrivateRedis) FlushAll(ctx context.Context) error {
+	c := redis.NewClient(&redis.Options{Addr: r.Addr})
 	defer c.Close()
 	return c.FlushAll(ctx).Err()
 }
 
-func (r *privateRedis) stop() {
+// Stop kills the redis-server.
+func (r *PrivateRedis) Stop() {
 	_ = r.cmd.Process.Kill()
 	_, _ = r.cmd.Process.Wait()
 }
 
-// freePort asks the kernel for an unused loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// CreateDB creates database name through adminURL (on a fresh private
+// cluster; RecreateDB drops it first).
+func CreateDB(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
-		return 0, err
+		return fmt.Errorf("connect %s: %w", adminURL, err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return err
 }
