@@ -6,10 +6,10 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export FOIAFLOW_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export FOIAFLOW_TEST_REDIS_ADDR ?= 127.0.0.1:6379
 
-# The harnesses (demo, chaos, bench) are built, then exec'd by the recipe's
+# The harnesses (demo, chaos, attack, bench) are built, then exec'd by the recipe's
 # shell so that make is their parent: they die with make (fleet.Guard) and
 # their processes die with them (fleet.StartChild).
-.PHONY: help services test lint eval train bench chaos demo screenshots fuzz migrate
+.PHONY: help services test lint eval train bench chaos attack demo screenshots fuzz migrate
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -47,6 +47,10 @@ migrate: services ## apply migrations to DATABASE_URL
 chaos: ## kill workers, wipe Redis, restart Postgres under load (private PG/Redis); last line chaos: cases=…
 	$(GO) build -o var/bin/ ./cmd/chaos
 	exec var/bin/chaos $(CHAOS_FLAGS)
+
+attack: ## replay spoofed, looping, hostile and malformed input against the real processes (private PG/Redis); last line attack: …
+	$(GO) build -o var/bin/ ./cmd/attack
+	exec var/bin/attack $(ATTACK_FLAGS)
 
 FUZZTIME ?= 60s
 FUZZ_PKGS ?= ./mail ./api ./analysis
