@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"html"
 	"sort"
 	"strings"
 	"time"
@@ -95,7 +94,7 @@ func draftTemplate(req workflow.DraftRequest) (workflow.Draft, error) {
 		return workflow.Draft{}, fmt.Errorf("draft: action %q produces no message", req.Action)
 	}
 	text := strings.Join(paras, "\n\n") + "\n"
-	return workflow.Draft{Subject: subject, Text: text, HTML: TextToHTML(text), HumanTask: human}, nil
+	return workflow.Draft{Subject: subject, Text: text, HTML: workflow.TextToHTML(text), HumanTask: human}, nil
 }
 
 // cleanInstruction trims, drops control characters and caps the length.
@@ -111,26 +110,6 @@ func cleanInstruction(s string) string {
 		s = clip(s, MaxInstructionBytes)
 	}
 	return s
-}
-
-// TextToHTML escapes text into <p> paragraphs (blank-line separated, single
-// newlines become <br>). The result is safe to embed as-is.
-func TextToHTML(text string) string {
-	var b strings.Builder
-	for _, p := range strings.Split(strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n")), "\n\n") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		lines := strings.Split(p, "\n")
-		for i, l := range lines {
-			lines[i] = html.EscapeString(l)
-		}
-		b.WriteString("<p>")
-		b.WriteString(strings.Join(lines, "<br>\n"))
-		b.WriteString("</p>\n")
-	}
-	return b.String()
 }
 
 func agencyOf(c workflow.CaseContext) string { return firstNonEmpty(c.AgencyName, "the agency") }

@@ -276,13 +276,13 @@ func adjust(d workflow.Draft, req workflow.DraftRequest) workflow.Draft {
 	}
 	if len(failed) > 0 {
 		d.Text = strings.TrimSpace(base) + "\n"
-		d.HTML = TextToHTML(d.Text)
+		d.HTML = workflow.TextToHTML(d.Text)
 		d.NeedsEdit = "Instruction not applied, the text is unchanged: " + strings.Join(failed, "; ") +
 			". Edit the text yourself (EDIT), or ADJUST again with: " + AdjustGrammar + "."
 		return d
 	}
 	d.Subject, d.Text = l.subject, l.text()
-	d.HTML = TextToHTML(d.Text)
+	d.HTML = workflow.TextToHTML(d.Text)
 	return d
 }
 

@@ -126,7 +126,7 @@ func (o *OpenAIDrafter) Draft(ctx context.Context, req workflow.DraftRequest) (w
 	}
 	text := ans.Body + "\n"
 	return workflow.Draft{
-		Subject: subject, Text: text, HTML: TextToHTML(text), Drafter: "openai:" + o.cfg.Model,
+		Subject: subject, Text: text, HTML: workflow.TextToHTML(text), Drafter: "openai:" + o.cfg.Model,
 		Usage: &workflow.LLMUsage{Model: firstNonEmpty(resp.Model, o.cfg.Model), PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Attempts: int(attempts.Load())},
 	}, nil
 }

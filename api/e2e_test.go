@@ -77,7 +77,7 @@ func (s *recordingSender) Sent() []mail.Outbound {
 func (e *env) startWorker() *recordingSender {
 	sender := &recordingSender{}
 	deps := &workflow.Deps{Cases: e.st, Analyzer: ackAnalyzer{}, Drafter: plainDrafter{}, Planner: fixedPlanner{},
-		Mailer: testMailer{}, Policy: workflow.DefaultRoutingPolicy, MaxAdjustments: 2}
+		Mailer: testMailer{}, Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: workflow.GateConfidence, MaxFollowups: 3}, MaxAdjustments: 2}
 	step := &jobs.AgentStepHandler{Store: e.st, Graph: workflow.NewCaseGraph(deps), Dispatch: e.dispatch, Queues: e.queues,
 		WorkerID: "w1", Log: e.log}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},

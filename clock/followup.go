@@ -14,10 +14,10 @@ type FollowupPolicy struct {
 	MaxFollowups     int
 }
 
-// DefaultFollowupPolicy returns 15/30/90 days and MaxFollowups 2 (the
-// MAX_FOLLOWUPS default of seed 000 §5).
-func DefaultFollowupPolicy() FollowupPolicy {
-	return FollowupPolicy{StateEveryDays: 15, FederalEveryDays: 30, PortalEveryDays: 90, MaxFollowups: 2}
+// NewFollowupPolicy returns the 15/30/90-day cadence with maxFollowups
+// (MAX_FOLLOWUPS; the configuration holds its one default).
+func NewFollowupPolicy(maxFollowups int) FollowupPolicy {
+	return FollowupPolicy{StateEveryDays: 15, FederalEveryDays: 30, PortalEveryDays: 90, MaxFollowups: maxFollowups}
 }
 
 // EveryDays returns the cadence in calendar days for a case under rule.

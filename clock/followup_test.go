@@ -15,7 +15,7 @@ func TestNextFollowup(t *testing.T) {
 	tx, _ := rules.Lookup("TX")
 	us, _ := rules.Lookup("US")
 	txDue := cal.DueDate(at(t, ny, "2026-11-20 14:00"), tx, nil) // 2026-12-07 23:59:59 ET
-	policy := clock.DefaultFollowupPolicy()
+	policy := clock.NewFollowupPolicy(2)
 
 	cases := []struct {
 		name  string

@@ -140,7 +140,7 @@ func newHarnessDB(t *testing.T, fn func(r workflow.Reply) workflow.Analysis, red
 	h.client = asynq.NewClient(h.redis)
 	t.Cleanup(func() { _ = h.client.Close() })
 	h.deps = &workflow.Deps{Cases: h.st, Analyzer: h.analyzer, Drafter: templateDrafter{}, Planner: fixedPlanner{},
-		Mailer: testMailer{}, Policy: workflow.DefaultRoutingPolicy, MaxAdjustments: 2, MemoAnalysis: true, MemoDrafts: true}
+		Mailer: testMailer{}, Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: workflow.GateConfidence, MaxFollowups: 3}, MaxAdjustments: 2, MemoAnalysis: true, MemoDrafts: true}
 	h.graph = workflow.NewCaseGraph(h.deps)
 	h.dispatch = &jobs.Dispatcher{Client: h.client, Store: h.st, Log: h.log}
 	return h

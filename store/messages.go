@@ -99,16 +99,6 @@ const (
 	ParseStatusOversize = "oversize"
 )
 
-// MessageIDExists reports whether a Message-ID is already stored.
-func (s *Store) MessageIDExists(ctx context.Context, messageID string) (int64, bool, error) {
-	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE message_id_hash = $1`, MessageIDHash(messageID)).Scan(&id)
-	if err = translate(err); isNotFound(err) {
-		return 0, false, nil
-	}
-	return id, err == nil, err
-}
-
 const messageCols = `id, case_id, direction, message_id, in_reply_to, "references", from_addr, to_addrs, subject,
 	body_text, body_html, headers, attachments, raw_size, match_method, received_at,
 	raw_message_id, parse_status, parse_error, orphan_reason, sender_allowed, auto_kind`

@@ -164,26 +164,6 @@ func (s *Store) GetProposal(ctx context.Context, id int64) (Proposal, error) {
 	return p, translate(err)
 }
 
-// ListProposals lists proposals, newest first, optionally filtered by status
-// and case (0 = any).
-func (s *Store) ListProposals(ctx context.Context, status string, caseID int64, limit int) ([]Proposal, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+proposalCols+` FROM proposals
-		WHERE ($1 = '' OR status = $1) AND ($2 = 0 OR case_id = $2) ORDER BY id DESC LIMIT $3`, status, caseID, limit)
-	if err != nil {
-		return nil, translate(err)
-	}
-	defer rows.Close()
-	var out []Proposal
-	for rows.Next() {
-		p, err := scanProposal(rows)
-		if err != nil {
-			return nil, translate(err)
-		}
-		out = append(out, p)
-	}
-	return out, translate(rows.Err())
-}
-
 // LoadProposal returns the graph's view of a proposal with its current
 // version's text (workflow.CaseReader).
 func (s *Store) LoadProposal(ctx context.Context, id int64) (workflow.ProposalRecord, error) {

@@ -34,8 +34,10 @@ type RoutingPolicy struct {
 	MaxFollowups int
 }
 
-// DefaultRoutingPolicy: $50 auto-approve ceiling, 0.8 confidence, 4 follow-ups.
-var DefaultRoutingPolicy = RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: GateConfidence, MaxFollowups: 4}
+// DefaultRoutingPolicy: $50 auto-approve ceiling, 0.8 confidence. It has no
+// MaxFollowups: that comes from MAX_FOLLOWUPS (the configuration holds its
+// one default), and a zero MaxFollowups escalates the first NO_RESPONSE.
+var DefaultRoutingPolicy = RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: GateConfidence}
 
 // GateConfidence is the default MIN_CONFIDENCE: an analysis less sure than
 // this escalates to a human. The offline model's probability is calibrated

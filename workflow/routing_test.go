@@ -9,7 +9,8 @@ func cents(c int64) *int64 { return &c }
 
 // Every row of DESIGN.md's routing table, in each autopilot mode.
 func TestDecideRoutingTable(t *testing.T) {
-	p := DefaultRoutingPolicy // $50 limit, 0.6 confidence, 4 follow-ups
+	p := DefaultRoutingPolicy // $50 limit, 0.8 confidence
+	p.MaxFollowups = 4
 	base := func(c Class) RouteInput {
 		return RouteInput{Class: c, Confidence: 0.9, Sentiment: SentimentNeutral, Jurisdiction: "TX"}
 	}
@@ -102,7 +103,9 @@ func TestDecideHumanTasks(t *testing.T) {
 		if d.HumanTask != human || d.PauseReason != PauseAppeal {
 			t.Errorf("appeal %s: human task %v pause %s", kind, d.HumanTask, d.PauseReason)
 		}
-		d = Decide(RouteInput{Class: ClassNoResponse, Confidence: 1, Mode: AutopilotAuto, Appeal: kind, Appealed: true}, DefaultRoutingPolicy)
+		p := DefaultRoutingPolicy
+		p.MaxFollowups = 3
+		d = Decide(RouteInput{Class: ClassNoResponse, Confidence: 1, Mode: AutopilotAuto, Appeal: kind, Appealed: true}, p)
 		if d.HumanTask != human {
 			t.Errorf("appeal follow-up %s: human task %v", kind, d.HumanTask)
 		}

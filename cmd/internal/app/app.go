@@ -157,9 +157,7 @@ func (a *App) Planner() (workflow.Planner, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy := clock.DefaultFollowupPolicy()
-	policy.MaxFollowups = a.Config.MaxFollowups
-	return clockPlanner{rules: rules, policy: policy}, nil
+	return clockPlanner{rules: rules, policy: clock.NewFollowupPolicy(a.Config.MaxFollowups)}, nil
 }
 
 // Sender returns the SMTP sender when SMTP_HOST is set, else the .eml sink.
