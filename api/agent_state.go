@@ -68,7 +68,7 @@ func (s *Server) AgentState(ctx context.Context, id int64) (AgentState, error) {
 	out := AgentState{CaseID: id, Interrupt: json.RawMessage("null"), Steps: []store.RunStep{}}
 	if len(runs) > 0 {
 		run := runs[0]
-		out.Run = &AgentRun{ID: run.ID, Trigger: run.Trigger, TriggerKey: run.TriggerKey, Status: run.Status,
+		out.Run = &AgentRun{ID: run.ID, Trigger: run.Trigger, TriggerKey: run.TriggerKey, Status: string(run.Status),
 			NextNode: run.NextNode, StepSeq: run.StepSeq, Error: run.Error, CreatedAt: run.CreatedAt,
 			UpdatedAt: run.UpdatedAt, FinishedAt: run.FinishedAt}
 		out.IsInterrupted = run.Status == workflow.RunParked

@@ -87,7 +87,7 @@ func next(t *testing.T, ch <-chan sseEvent) sseEvent {
 }
 
 // commitStep commits one step of run like the worker does (AdvanceRun).
-func (e *env) commitStep(runID int64, seq int, node, outcome, status string) {
+func (e *env) commitStep(runID int64, seq int, node string, outcome workflow.StepStatus, status workflow.RunStatus) {
 	e.t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC()

@@ -157,7 +157,7 @@ func TestReanalysisIsANewAnalysisAndSendsNothing(t *testing.T) {
 	var st store.InboundStatus
 	storetest.Eventually(t, 15*time.Second, "parsed and run finished", func() bool {
 		e.get("/v1/inbound/"+itoa(rc.RawMessageID)).expect(200, "").decode(&st)
-		return st.RunID != nil && e.db.String(t, `SELECT status FROM runs WHERE id = $1`, *st.RunID) == workflow.RunCompleted
+		return st.RunID != nil && e.db.String(t, `SELECT status FROM runs WHERE id = $1`, *st.RunID) == string(workflow.RunCompleted)
 	})
 	msg := *st.MessageRowID
 	runsBefore := e.count(`SELECT count(*) FROM runs`)

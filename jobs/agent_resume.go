@@ -140,7 +140,7 @@ func invalidDecision(d store.Decision) string {
 // staleReason says why a decision no longer applies to the run, or "".
 func staleReason(run store.Run, d store.Decision) string {
 	if run.Status != workflow.RunParked {
-		return "run is " + run.Status + ", not parked"
+		return "run is " + string(run.Status) + ", not parked"
 	}
 	var gate workflow.GatePayload
 	if err := json.Unmarshal(run.Interrupt, &gate); err != nil {

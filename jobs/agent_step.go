@@ -151,7 +151,7 @@ func (h *AgentStepHandler) finish(ctx context.Context, cm *committer, res workfl
 		return err
 	}
 	h.Log.Debug("step committed", zap.Int64("run", runID), zap.Int("seq", seq), zap.String("node", res.Node),
-		zap.String("route", string(res.Route.Kind)), zap.String("status", res.Status))
+		zap.String("route", string(res.Route.Kind)), zap.String("status", string(res.Status)))
 	if h.Observe != nil {
 		h.Observe(res.Node, string(res.Route.Kind), time.Since(start))
 	}

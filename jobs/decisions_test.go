@@ -163,7 +163,7 @@ func TestNewReplySupersedesPendingProposal(t *testing.T) {
 	if s := h.db.String(t, `SELECT status FROM proposals WHERE id=$1`, g.ProposalID); s != workflow.ProposalSuperseded {
 		t.Fatalf("old proposal %s, want SUPERSEDED", s)
 	}
-	if s := h.db.String(t, `SELECT status FROM runs WHERE id=$1`, runID); s != workflow.RunSuperseded {
+	if s := h.db.String(t, `SELECT status FROM runs WHERE id=$1`, runID); s != string(workflow.RunSuperseded) {
 		t.Fatalf("old run %s", s)
 	}
 	// Approving the superseded proposal is rejected and sends nothing.
@@ -191,7 +191,7 @@ func TestReplyDuringRunSupersedesItsGate(t *testing.T) {
 	second := h.deliver(caseID, "fee 2", false) // both queued before any worker runs
 	h.startWorker("w", h.handlers("w"))
 	h.waitRun(second.ID, workflow.RunParked)
-	if s := h.db.String(t, `SELECT status FROM runs WHERE id=$1`, first.ID); s != workflow.RunSuperseded {
+	if s := h.db.String(t, `SELECT status FROM runs WHERE id=$1`, first.ID); s != string(workflow.RunSuperseded) {
 		t.Fatalf("first run %s, want superseded", s)
 	}
 	if n := h.db.Int(t, `SELECT count(*) FROM proposals WHERE case_id=$1 AND status='PENDING_APPROVAL'`, caseID); n != 1 {

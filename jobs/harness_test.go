@@ -223,7 +223,7 @@ func (h *harness) deliver(caseID int64, text string, skip bool) store.Run {
 }
 
 // waitRun waits until the run reaches one of statuses.
-func (h *harness) waitRun(id int64, statuses ...string) store.Run {
+func (h *harness) waitRun(id int64, statuses ...workflow.RunStatus) store.Run {
 	h.t.Helper()
 	var run store.Run
 	storetest.Eventually(h.t, 15*time.Second, fmt.Sprintf("run %d in %v", id, statuses), func() bool {

@@ -191,7 +191,7 @@ func (s *Store) FailSend(ctx context.Context, caseID int64, executionKey, reason
 		if err := tx.OpenEscalation(ctx, "send-failed:"+executionKey, caseID, runID, why); err != nil {
 			return err
 		}
-		runActive := runStatus == workflow.RunQueued || runStatus == workflow.RunRunning
+		runActive := workflow.RunStatus(runStatus).Active()
 		if !runActive && !workflow.CaseClosed(caseStatus) {
 			if err := tx.SetCaseStatus(ctx, caseID, workflow.CaseEscalated); err != nil {
 				return err

@@ -13,21 +13,21 @@ import (
 
 // Run is one graph run of a case (runs table).
 type Run struct {
-	ID               int64           `db:"id"`
-	CaseID           int64           `db:"case_id"`
-	Trigger          string          `db:"trigger"`
-	TriggerKey       string          `db:"trigger_key"`
-	TriggerMessageID *int64          `db:"trigger_message_id"`
-	Status           string          `db:"status"`
-	NextNode         string          `db:"next_node"`
-	StepSeq          int             `db:"step_seq"`
-	State            json.RawMessage `db:"state"`
-	Interrupt        json.RawMessage `db:"interrupt"`
-	Error            string          `db:"error"`
-	DispatchGen      int             `db:"dispatch_gen"`
-	CreatedAt        time.Time       `db:"created_at"`
-	UpdatedAt        time.Time       `db:"updated_at"`
-	FinishedAt       *time.Time      `db:"finished_at"`
+	ID               int64              `db:"id"`
+	CaseID           int64              `db:"case_id"`
+	Trigger          string             `db:"trigger"`
+	TriggerKey       string             `db:"trigger_key"`
+	TriggerMessageID *int64             `db:"trigger_message_id"`
+	Status           workflow.RunStatus `db:"status"`
+	NextNode         string             `db:"next_node"`
+	StepSeq          int                `db:"step_seq"`
+	State            json.RawMessage    `db:"state"`
+	Interrupt        json.RawMessage    `db:"interrupt"`
+	Error            string             `db:"error"`
+	DispatchGen      int                `db:"dispatch_gen"`
+	CreatedAt        time.Time          `db:"created_at"`
+	UpdatedAt        time.Time          `db:"updated_at"`
+	FinishedAt       *time.Time         `db:"finished_at"`
 }
 
 // RunState is the engine's view of the run.

@@ -3,6 +3,8 @@ package workflow
 import (
 	"context"
 	"time"
+
+	"github.com/foiaflow/foiaflow/workflow/engine"
 )
 
 // Class is the classification of an agency reply (DESIGN.md "The graph";
@@ -303,12 +305,7 @@ type Analysis struct {
 }
 
 // LLMUsage describes one model call for the llm_calls table.
-type LLMUsage struct {
-	Model            string `json:"model"`
-	PromptTokens     int64  `json:"prompt_tokens"`
-	CompletionTokens int64  `json:"completion_tokens"`
-	Attempts         int    `json:"attempts"`
-}
+type LLMUsage = engine.LLMUsage
 
 // Analyzer classifies an agency reply and extracts its facts. Implementations
 // must treat the reply as data, never as instructions. Errors are transient

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/foiaflow/foiaflow/workflow/engine"
 )
 
 // Node names of the FOIA case graph (seed 000 §4.1).
@@ -23,13 +25,16 @@ const (
 )
 
 // CaseGraph is the FOIA graph's type: state CaseState, transaction CaseTx.
-type CaseGraph = Graph[CaseState, CaseTx]
+type CaseGraph = engine.Graph[CaseState, CaseTx]
 
 // CaseEngine runs the FOIA graph.
-type CaseEngine = Engine[CaseState, CaseTx]
+type CaseEngine = engine.Engine[CaseState, CaseTx]
 
 // CaseOutcome is a FOIA node's outcome.
-type CaseOutcome = Outcome[CaseState, CaseTx]
+type CaseOutcome = engine.Outcome[CaseState, CaseTx]
+
+// CaseNode is a FOIA node.
+type CaseNode = engine.NodeFunc[CaseState, CaseTx]
 
 // Deps are the FOIA nodes' dependencies.
 type Deps struct {
@@ -78,7 +83,7 @@ func NewCaseGraph(d *Deps) *CaseGraph {
 	if max <= 0 {
 		max = 64
 	}
-	return NewGraph[CaseState, CaseTx](NodeLoadContext, max).
+	return engine.NewGraph[CaseState, CaseTx](NodeLoadContext, max).
 		Add(NodeLoadContext, d.loadContext).
 		Add(NodeClassifyInbound, d.classifyInbound).
 		Add(NodeUpdateConstraints, d.updateConstraints).

@@ -17,7 +17,7 @@ import (
 // nothing and continues the schedule (a skipped follow-up counts as sent),
 // WITHDRAW withdraws the case. The decision is marked applied in the same
 // transaction as the checkpoint.
-func (d *Deps) ResumeNode(h HumanDecision) NodeFunc[CaseState, CaseTx] {
+func (d *Deps) ResumeNode(h HumanDecision) CaseNode {
 	return func(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
 		if s.ProposalID == 0 {
 			return CaseOutcome{}, fmt.Errorf("resume run %d: no proposal at the gate", env.RunID)

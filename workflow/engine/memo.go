@@ -1,4 +1,4 @@
-package workflow
+package engine
 
 import (
 	"context"
@@ -12,6 +12,14 @@ import (
 type Memoizer interface {
 	Recall(ctx context.Context, runID int64, seq int, purpose string) (json.RawMessage, bool, error)
 	Remember(ctx context.Context, runID int64, seq int, purpose string, call MemoCall) error
+}
+
+// LLMUsage is what one model call cost: model name, tokens and attempts.
+type LLMUsage struct {
+	Model            string `json:"model"`
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+	Attempts         int    `json:"attempts"`
 }
 
 // MemoCall is one stored call: the request for the record, the response that

@@ -1,16 +1,15 @@
-// Package workflow owns foiaflow's durable step engine and the FOIA case graph
-// built on it (DESIGN.md "The graph"; seed 000 §2–§4).
-//
-// The engine is generic: a Graph[S, T] is a set of named nodes over a typed
+// Package engine is foiaflow's generic durable step engine (DESIGN.md "The
+// graph"; seed 000 §2): a Graph[S, T] is a set of named nodes over a typed
 // state S. One call to Engine.Step runs exactly one node: the node computes
-// outside any transaction (reads, LLM calls through Memo), then its Commit
-// function applies its effects inside the transaction T that also advances the
-// run's checkpoint (I2). The engine knows nothing about FOIA, Postgres or
-// asynq: persistence is behind Checkpointer and Memoizer.
+// outside any transaction (reads, LLM calls through Memo) under the step's
+// deadline, then its Commit function applies its effects inside the
+// transaction T that also advances the run's checkpoint (I2).
 //
-// The FOIA graph (graph.go and the node files) declares the interfaces it needs
-// from storage (CaseReader, CaseTx) and from judgement (Analyzer, Drafter).
-package workflow
+// It imports nothing of the project and knows nothing about FOIA, Postgres
+// or asynq: persistence is behind Checkpointer and Memoizer (the store
+// implements them, jobs drives the engine from tasks, and the FOIA graph in
+// package workflow is one graph built on it).
+package engine
 
 import (
 	"bytes"
@@ -36,8 +35,8 @@ const (
 type Route struct {
 	Kind      RouteKind
 	Next      string
-	Interrupt any    // Park only: JSON-encodable gate payload
-	EndStatus string // End only: run status, default RunCompleted
+	Interrupt any       // Park only: JSON-encodable gate payload
+	EndStatus RunStatus // End only: run status, default RunCompleted
 }
 
 // Next continues the run with the named node.
@@ -48,22 +47,47 @@ func Next(node string) Route { return Route{Kind: RouteNext, Next: node} }
 func Park(payload any) Route { return Route{Kind: RoutePark, Interrupt: payload} }
 
 // End finishes the run with status (RunCompleted when empty).
-func End(status string) Route {
+func End(status RunStatus) Route {
 	if status == "" {
 		status = RunCompleted
 	}
 	return Route{Kind: RouteEnd, EndStatus: status}
 }
 
-// Run statuses (migrations/00001_schema.sql, runs.status).
+// RunStatus is a run's lifecycle state (runs.status in the schema).
+type RunStatus string
+
+// Run statuses.
 const (
-	RunQueued     = "queued"
-	RunRunning    = "running"
-	RunParked     = "parked"
-	RunCompleted  = "completed"
-	RunFailed     = "failed"
-	RunSuperseded = "superseded"
-	RunCancelled  = "cancelled"
+	RunQueued     RunStatus = "queued"
+	RunRunning    RunStatus = "running"
+	RunParked     RunStatus = "parked"
+	RunCompleted  RunStatus = "completed"
+	RunFailed     RunStatus = "failed"
+	RunSuperseded RunStatus = "superseded"
+	RunCancelled  RunStatus = "cancelled"
+)
+
+// Active reports whether a step may still run without a human: queued or
+// running.
+func (s RunStatus) Active() bool { return s == RunQueued || s == RunRunning }
+
+// Final reports whether the run is over (completed, failed, superseded or
+// cancelled).
+func (s RunStatus) Final() bool {
+	return s == RunCompleted || s == RunFailed || s == RunSuperseded || s == RunCancelled
+}
+
+// StepStatus is how one step ended (run_steps.outcome): its route kind, or
+// StepError when the engine failed the run.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepNext  StepStatus = StepStatus(RouteNext)
+	StepPark  StepStatus = StepStatus(RoutePark)
+	StepEnd   StepStatus = StepStatus(RouteEnd)
+	StepError StepStatus = "error"
 )
 
 // Outcome is what a node returns: its new state, its route and, optionally,
@@ -106,7 +130,7 @@ func NewGraph[S, T any](start string, maxSteps int) *Graph[S, T] {
 // Add registers a node. Adding a name twice panics (a programming error).
 func (g *Graph[S, T]) Add(name string, fn NodeFunc[S, T]) *Graph[S, T] {
 	if _, dup := g.nodes[name]; dup {
-		panic("workflow: duplicate node " + name)
+		panic("engine: duplicate node " + name)
 	}
 	g.nodes[name] = fn
 	g.order = append(g.order, name)
@@ -122,7 +146,7 @@ func (g *Graph[S, T]) Has(name string) bool { _, ok := g.nodes[name]; return ok 
 // RunState is the checkpoint the engine reads before a step.
 type RunState struct {
 	RunID    int64
-	Status   string
+	Status   RunStatus
 	NextNode string
 	StepSeq  int
 	State    json.RawMessage
@@ -133,7 +157,7 @@ type RunState struct {
 type Checkpoint struct {
 	RunID     int64
 	FromSeq   int
-	Status    string // RunRunning (next node queued), RunParked, or a final status
+	Status    RunStatus // RunRunning (next node queued), RunParked, or a final status
 	NextNode  string
 	State     json.RawMessage
 	Interrupt json.RawMessage // nil unless parked
@@ -148,7 +172,7 @@ func (c Checkpoint) ToSeq() int { return c.FromSeq + 1 }
 type StepRecord struct {
 	Seq        int
 	Node       string
-	Outcome    string // next | park | end | error
+	Outcome    StepStatus
 	NextNode   string
 	StateDelta json.RawMessage
 	Error      string
@@ -168,11 +192,11 @@ type Checkpointer[T any] interface {
 
 // ErrStaleCheckpoint means the run's checkpoint moved past the step that was
 // about to commit: the task was a duplicate or late (I3), and is a no-op.
-var ErrStaleCheckpoint = errors.New("workflow: stale checkpoint")
+var ErrStaleCheckpoint = errors.New("engine: stale checkpoint")
 
 // ErrNotRunnable means the run is not in a state where a step may run
 // (parked, finished). The task is a no-op.
-var ErrNotRunnable = errors.New("workflow: run not runnable")
+var ErrNotRunnable = errors.New("engine: run not runnable")
 
 // Clock gives the current time; tests pass a fixed one.
 type Clock func() time.Time
@@ -190,7 +214,7 @@ type StepResult struct {
 	Node   string
 	Route  Route
 	ToSeq  int
-	Status string
+	Status RunStatus
 }
 
 // Step runs the node the run's checkpoint points at, if the checkpoint is
@@ -294,7 +318,7 @@ func (e *Engine[S, T]) checkpoint(rs RunState, seq int, node string, start time.
 		return Checkpoint{}, fmt.Errorf("encode state: %w", err)
 	}
 	cp := Checkpoint{RunID: rs.RunID, FromSeq: seq, State: state,
-		Step: StepRecord{Seq: seq, Node: node, Outcome: string(o.Route.Kind),
+		Step: StepRecord{Seq: seq, Node: node, Outcome: StepStatus(o.Route.Kind),
 			StateDelta: stateDelta(rs.State, state), StartedAt: start, FinishedAt: e.now()}}
 	switch o.Route.Kind {
 	case RouteNext:
@@ -330,7 +354,7 @@ func (e *Engine[S, T]) now() time.Time {
 // fail commits the run as failed with reason.
 func (e *Engine[S, T]) fail(ctx context.Context, rs RunState, start time.Time, reason string) (StepResult, error) {
 	cp := Checkpoint{RunID: rs.RunID, FromSeq: rs.StepSeq, Status: RunFailed, State: rs.State, Error: reason,
-		Step: StepRecord{Seq: rs.StepSeq, Node: rs.NextNode, Outcome: "error", Error: reason,
+		Step: StepRecord{Seq: rs.StepSeq, Node: rs.NextNode, Outcome: StepError, Error: reason,
 			StartedAt: start, FinishedAt: e.now(), StateDelta: json.RawMessage("{}")}}
 	if err := e.CP.CommitStep(ctx, rs.RunID, rs.StepSeq, func(context.Context, T) (Checkpoint, error) { return cp, nil }); err != nil {
 		return StepResult{}, err
