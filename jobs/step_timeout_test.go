@@ -58,10 +58,12 @@ func TestHungStepTimesOutReleasesLockAndRetries(t *testing.T) {
 		t.Fatal("released early")
 	default: // the first call is still hung: the retry did not wait for it
 	}
-	free, err := h.st.CaseLockFree(ctx, caseID)
-	if err != nil || !free {
-		t.Fatalf("case lock free after the timed-out step = %v, %v; want true", free, err)
-	}
+	// The retried step parks, then releases the lock: wait for the release
+	// (the first call is still hung, so it cannot be what holds the lock).
+	waitFor(t, "the case lock to be free while the first call is still hung", func() bool {
+		free, err := h.st.CaseLockFree(ctx, caseID)
+		return err == nil && free
+	})
 	if n := h.analyzer.Calls(); n != 1 {
 		t.Fatalf("analyzer behind the hang called %d times, want 1 (the retry)", n)
 	}
