@@ -71,3 +71,14 @@ func (s *Store) ListenCaseEvents(ctx context.Context, ready func(), wake func(ca
 		}
 	}
 }
+
+// LastCaseEventID returns the id of the newest event of a case (0 when it
+// has none): where a page rendered now resumes the live stream.
+func (s *Store) LastCaseEventID(ctx context.Context, caseID int64) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM case_events WHERE case_id = $1`, caseID).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("last event of case %d: %w", caseID, translate(err))
+	}
+	return id, nil
+}

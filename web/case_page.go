@@ -23,7 +23,7 @@ type caseData struct {
 	CSRF         string
 	IdemKey      string // one per rendering: a form sent twice is one decision
 	MayDecide    bool
-	EventsURL    string // the case's live step events; "" while the stream is not served
+	EventsURL    string // the case's live events after the newest one shown (SSE)
 	OpenEvidence bool
 }
 
@@ -132,6 +132,11 @@ func (k *Desk) caseData(r *http.Request, id int64) (caseData, error) {
 		out.Messages = append(out.Messages, item)
 	}
 	out.Proposals = proposalItems(out.C.Proposals, r)
+	last, err := k.st.LastCaseEventID(ctx, id)
+	if err != nil {
+		return out, err
+	}
+	out.EventsURL = fmt.Sprintf("/cases/%d/events?last_event_id=%d", id, last)
 	return out, nil
 }
 
@@ -255,4 +260,19 @@ func (k *Desk) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Error = msg
 	k.render(w, ae.Status, "case", d)
+}
+
+// caseEvents: GET /cases/{id}/events → the case's live events as
+// server-sent events (api.Server.StreamCaseEvents behind the session); the
+// case page's script appends each step to the run's list as it commits.
+func (k *Desk) caseEvents(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		http.Error(w, "no such case", http.StatusNotFound)
+		return
+	}
+	if err := k.api.StreamCaseEvents(w, r, id); err != nil {
+		ae := k.api.ErrorOf(r.Context(), err)
+		http.Error(w, ae.Message, ae.Status)
+	}
 }

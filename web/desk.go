@@ -73,6 +73,7 @@ func New(d Deps) (*Desk, error) {
 	k.mux.Handle("POST /signout", k.session(k.signOut))
 	k.mux.Handle("GET /{$}", k.session(k.queue))
 	k.mux.Handle("GET /cases/{id}", k.session(k.casePage))
+	k.mux.Handle("GET /cases/{id}/events", k.session(k.caseEvents))
 	k.mux.Handle("POST /cases/{caseId}/proposals/{proposalId}/decide", k.session(k.decide))
 	k.mux.Handle("GET /escalations", k.session(k.escalations))
 	k.mux.Handle("GET /records/attachments/{id}", k.session(k.attachment))

@@ -13,6 +13,7 @@
 //
 // The pages own no business rules: decisions go through api.Server.Decide,
 // the case through api.Server.CaseDetail, AgentState and CaseMessages, the
-// same code the JSON API runs. Templates and assets are embedded (go:embed);
+// same code the JSON API runs; the case page follows the case's live
+// events (api.Server.StreamCaseEvents) with a few lines of script. Templates and assets are embedded (go:embed);
 // there is no front-end build.
 package web

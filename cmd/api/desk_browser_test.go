@@ -28,7 +28,8 @@ import (
 // TestReviewerDeskInChromium drives the real reviewer desk in headless
 // Chromium against the real API wiring, Postgres, Redis and an in-process
 // worker with the offline drafter and the .eml sink: sign in with an API
-// key, find the parked proposal in the queue, open its case, approve a
+// key, find the parked proposal in the queue, open its case, watch the
+// steps of a redraft arrive live over the case's event stream, approve a
 // version that changed since the page was loaded (refused, "changed since
 // you loaded it"), post a form without the CSRF token (403, nothing
 // recorded), then send an edited text and find it in the sent .eml, with
@@ -118,6 +119,13 @@ func TestReviewerDeskInChromium(t *testing.T) {
 	// Someone adjusts the proposal through the API while the page shows v1.
 	c.do(t, "POST", fmt.Sprintf("/v1/cases/%d/proposals/%d/adjust", caseID, pid), map[string]any{"version": 1, "instruction": "firmer"},
 		http.StatusAccepted, nil, "Idempotency-Key", "adjust-1")
+	// The open page follows the case's live events: the redraft's steps
+	// arrive as they commit, ending with the park, without a reload.
+	run("live step events", chromedp.WaitVisible(chromedp.CSS(`#steps li.live[data-type="parked"]`)))
+	live, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#steps li.live")].map(li => li.textContent)`))
+	if err != nil || len(live) < 3 || !strings.Contains(strings.Join(live, "\n"), "draft_response") {
+		t.Fatalf("live events on the page: %q %v", live, err)
+	}
 	storetest.Eventually(t, 20*time.Second, "v2 drafted and parked", func() bool {
 		var p struct {
 			Proposal struct {

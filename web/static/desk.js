@@ -20,18 +20,16 @@
     node.className = "node";
     node.textContent = data.step || data.type || ev.type;
     var msg = document.createElement("span");
-    msg.textContent = data.message || "";
+    msg.textContent = (data.type && data.type !== "status" ? data.type + ": " : "") + (data.message || "");
     li.appendChild(node);
     li.appendChild(msg);
     list.appendChild(li);
     var empty = document.getElementById("steps-empty");
     if (empty) empty.remove();
-    if (["parked", "sent", "escalated", "completed"].indexOf(data.type || ev.type) >= 0) {
+    if (["parked", "sent", "escalated", "completed", "failed"].indexOf(data.type || ev.type) >= 0) {
       var note = document.getElementById("refresh-note");
       if (note) note.hidden = false;
     }
   }
-  ["message", "status", "parked", "sent", "escalated", "completed"].forEach(function (t) {
-    src.addEventListener(t, add);
-  });
+  src.addEventListener("message", add);
 })();
