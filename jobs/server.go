@@ -55,6 +55,9 @@ type Handlers struct {
 	Parse  *InboundParseHandler
 	// Reanalyze runs admin re-analyses; nil leaves them queued.
 	Reanalyze *InboundReanalyzeHandler
+	// EscalationNotify posts escalation notices; nil when no webhook is
+	// configured.
+	EscalationNotify *EscalationNotifyHandler
 }
 
 // Mux routes task types to handlers.
@@ -68,6 +71,9 @@ func (h Handlers) Mux() *asynq.ServeMux {
 	}
 	if h.Reanalyze != nil {
 		mux.Handle(TypeInboundReanalyze, h.Reanalyze)
+	}
+	if h.EscalationNotify != nil {
+		mux.Handle(TypeEscalationNotify, h.EscalationNotify)
 	}
 	return mux
 }

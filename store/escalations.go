@@ -80,3 +80,46 @@ func (t *Tx) changeEscalation(ctx context.Context, id int64, q string, args ...a
 	}
 	return e, fmt.Errorf("escalation %d: %w", id, ErrEscalationResolved)
 }
+
+// ClaimEscalationNotices marks up to limit escalations not yet queued for
+// the webhook as queued and returns their ids (the caller writes their
+// outbox rows in the same transaction, so each is queued once).
+func (t *Tx) ClaimEscalationNotices(ctx context.Context, limit int) ([]int64, error) {
+	rows, err := t.tx.Query(ctx, `UPDATE escalations SET notify_queued_at = now() WHERE id IN (
+		SELECT id FROM escalations WHERE notify_queued_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+		RETURNING id`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim escalation notices: %w", translate(err))
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("claim escalation notices: %w", translate(err))
+	}
+	return ids, nil
+}
+
+// GetEscalation loads an escalation and whether the webhook has accepted
+// its notice; ErrNotFound.
+func (s *Store) GetEscalation(ctx context.Context, id int64) (Escalation, bool, error) {
+	var notified bool
+	rows, err := s.pool.Query(ctx, `SELECT `+escalationCols+`, notified_at IS NOT NULL AS notified FROM escalations WHERE id = $1`, id)
+	if err != nil {
+		return Escalation{}, false, fmt.Errorf("escalation %d: %w", id, translate(err))
+	}
+	type row struct {
+		Escalation
+		Notified bool `db:"notified"`
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[row])
+	if err != nil {
+		return Escalation{}, false, fmt.Errorf("escalation %d: %w", id, translate(err))
+	}
+	notified = r.Notified
+	return r.Escalation, notified, nil
+}
+
+// MarkEscalationNotified records that the webhook accepted the notice.
+func (s *Store) MarkEscalationNotified(ctx context.Context, id int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE escalations SET notified_at = now() WHERE id = $1 AND notified_at IS NULL`, id)
+	return translate(err)
+}

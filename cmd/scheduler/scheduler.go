@@ -103,6 +103,7 @@ func (s *Scheduler) lead(ctx context.Context, lock *store.LeaderLock) {
 	}{
 		{"sweep", c.SweepInterval, s.sweep},
 		{"appeals", c.SweepInterval, s.appealWindows},
+		{"escalation-notices", c.SweepInterval, s.escalationNotices},
 		{"relay", c.RelayInterval, s.relay},
 		{"reap", c.ReapInterval, s.reap},
 		{"retention", time.Hour, s.retain},
@@ -164,6 +165,15 @@ func (s *Scheduler) appealWindows(ctx context.Context) (int, error) {
 		s.App.Log.Warn("appeal windows closing with appeals undecided: escalated", zap.Int("proposals", n))
 	}
 	return n, err
+}
+
+// escalationNotices queues the webhook notice of every new escalation
+// (nothing when ESCALATION_WEBHOOK_URL is empty).
+func (s *Scheduler) escalationNotices(ctx context.Context) (int, error) {
+	if s.App.Config.EscalationWebhookURL == "" {
+		return 0, nil
+	}
+	return jobs.QueueEscalationNotices(ctx, s.App.Store, s.App.Dispatch, s.App.Queues, 1000)
 }
 
 func (s *Scheduler) relay(ctx context.Context) (int, error) {

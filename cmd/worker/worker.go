@@ -62,6 +62,10 @@ func NewWorker(a *app.App) (*Worker, error) {
 		Email:     &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent},
 		Parse:     &jobs.InboundParseHandler{Proc: proc, Dispatch: dispatch, Log: a.Log.Named("inbound")},
 		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: proc, Analyzer: deps.Analyzer, Log: a.Log.Named("inbound")}}
+	if c.EscalationWebhookURL != "" {
+		hs.EscalationNotify = &jobs.EscalationNotifyHandler{Store: a.Store, URL: c.EscalationWebhookURL,
+			Secret: []byte(c.EscalationWebhookSecret)}
+	}
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})

@@ -65,6 +65,12 @@ type Config struct {
 	// AppealWarnDays: an appeal proposal still undecided this many days
 	// before its appeal window closes is escalated.
 	AppealWarnDays int `env:"APPEAL_WARN_DAYS" envDefault:"5"`
+	// EscalationWebhookURL receives every new escalation as signed JSON
+	// (jobs.EscalationNotifyHandler); empty turns the notices off.
+	// EscalationWebhookSecret keys the HMAC-SHA256 signature (required with
+	// a URL, at least 16 bytes).
+	EscalationWebhookURL    string `env:"ESCALATION_WEBHOOK_URL"`
+	EscalationWebhookSecret string `env:"ESCALATION_WEBHOOK_SECRET"`
 	// AutoSendsPerDay caps emails a case sends without a human in any 24
 	// hours; past it the send is gated and escalated (loop safety).
 	AutoSendsPerDay int `env:"AUTO_SENDS_PER_CASE_PER_DAY" envDefault:"3"`
@@ -206,6 +212,10 @@ func (c Config) Validate() error {
 	check(c.MaxAdjustments >= 0, "MAX_ADJUSTMENTS must be >= 0")
 	check(c.ReasonableDays > 0, "REASONABLE_TIME_DAYS must be > 0")
 	check(c.AppealWarnDays >= 0 && c.AppealWarnDays <= 366, "APPEAL_WARN_DAYS must be in 0..366")
+	check(c.EscalationWebhookURL == "" || strings.HasPrefix(c.EscalationWebhookURL, "https://") || strings.HasPrefix(c.EscalationWebhookURL, "http://"),
+		"ESCALATION_WEBHOOK_URL must be an http(s) URL")
+	check(c.EscalationWebhookURL == "" || len(c.EscalationWebhookSecret) >= 16,
+		"ESCALATION_WEBHOOK_SECRET (at least 16 bytes) is required with ESCALATION_WEBHOOK_URL")
 	check(c.SendStartHour >= 0 && c.SendEndHour <= 24 && c.SendStartHour < c.SendEndHour, "SEND_START_HOUR < SEND_END_HOUR within 0–24")
 	check(c.SendMaxJitter >= 0, "SEND_MAX_JITTER must be >= 0")
 	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
