@@ -76,6 +76,7 @@ func New(d Deps) (*Desk, error) {
 	k.mux.Handle("GET /cases/{id}/events", k.session(k.caseEvents))
 	k.mux.Handle("POST /cases/{caseId}/proposals/{proposalId}/decide", k.session(k.decide))
 	k.mux.Handle("GET /escalations", k.session(k.escalations))
+	k.mux.Handle("POST /escalations/{id}/{op}", k.session(k.changeEscalation))
 	k.mux.Handle("GET /records/attachments/{id}", k.session(k.attachment))
 	k.mux.Handle("GET /records/messages/{id}/raw", k.session(k.rawMessage))
 	return k, nil

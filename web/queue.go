@@ -2,8 +2,11 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/foiaflow/foiaflow/api"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -62,12 +65,13 @@ func (k *Desk) queue(w http.ResponseWriter, r *http.Request) {
 // proposals the agent itself escalated to a person (action ESCALATE).
 type escalationsData struct {
 	page
+	CSRF  string
 	Items []store.OpenEscalation
 	Gated []store.QueueItem
 }
 
 func (k *Desk) openEscalations(r *http.Request) (escalationsData, error) {
-	var d escalationsData
+	d := escalationsData{CSRF: sessionFrom(r.Context()).CSRFToken}
 	var err error
 	if d.Items, err = k.st.OpenEscalations(r.Context(), 1000); err != nil {
 		return d, err
@@ -85,6 +89,12 @@ func (k *Desk) escalations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.page = page{Title: "Escalations", Session: sessionFrom(r.Context()), Nav: "escalations"}
+	switch r.URL.Query().Get("done") {
+	case "assign":
+		d.Notice = "Escalation assigned to you."
+	case "resolve":
+		d.Notice = "Escalation resolved."
+	}
 	k.render(w, http.StatusOK, "escalations", d)
 }
 
@@ -100,3 +110,30 @@ func (k *Desk) attachment(w http.ResponseWriter, r *http.Request) { k.api.ServeA
 
 // rawMessage: GET /records/messages/{id}/raw → the message as received.
 func (k *Desk) rawMessage(w http.ResponseWriter, r *http.Request) { k.api.ServeRawMessage(w, r) }
+
+// changeEscalation: POST /escalations/{id}/{op} (op assign or resolve;
+// csrf, resolution) → api.Server.ChangeEscalation with the session's
+// reviewer (assign: to them), then back to the escalations page.
+func (k *Desk) changeEscalation(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	op := r.PathValue("op")
+	if err != nil || (op != "assign" && op != "resolve") {
+		k.errorPage(w, r, http.StatusNotFound, "Not found", "No such escalation action.")
+		return
+	}
+	ws := sessionFrom(ctx)
+	if !mayDecide(ws.Role) {
+		k.errorPage(w, r, http.StatusForbidden, "Refused", "Your role may not change escalations.")
+		return
+	}
+	req := api.EscalationChange{Resolution: strings.TrimSpace(r.PostFormValue("resolution"))}
+	if op == "assign" {
+		req = api.EscalationChange{Assignee: ws.Name}
+	}
+	if _, err := k.api.ChangeEscalation(ctx, principal(ws), id, op, req); err != nil {
+		k.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/escalations?done="+op, http.StatusSeeOther)
+}

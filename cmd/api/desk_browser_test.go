@@ -183,6 +183,24 @@ func TestReviewerDeskInChromium(t *testing.T) {
 		t.Fatalf("last decision %s by %q", action, actor)
 	}
 	t.Logf("sent %s", eml)
+
+	// An open escalation is assigned and resolved from the escalations page.
+	var escID int64
+	if err := a.Store.Pool().QueryRow(ctx, `INSERT INTO escalations (case_id, escalation_key, reason)
+		VALUES ($1, 'desk-test', 'the agency asked for a phone call') RETURNING id`, caseID).Scan(&escID); err != nil {
+		t.Fatal(err)
+	}
+	run("assign the escalation", chromedp.Navigate(base+"/escalations"), chromedp.WaitVisible(chromedp.ID(fmt.Sprintf("assign-%d", escID))),
+		chromedp.Click(chromedp.ID(fmt.Sprintf("assign-%d", escID))), chromedp.WaitVisible(chromedp.ID("notice-banner")))
+	if row := text("#escalations tbody"); !strings.Contains(row, "ana@newsroom.org") || !strings.Contains(row, "phone call") {
+		t.Fatalf("assigned escalation row %q", row)
+	}
+	run("resolve the escalation", chromedp.SendKeys(chromedp.ID(fmt.Sprintf("resolution-%d", escID)), "called the clerk"),
+		chromedp.Click(chromedp.ID(fmt.Sprintf("resolve-%d", escID))))
+	storetest.Eventually(t, 10*time.Second, "escalation resolved by the reviewer", func() bool {
+		return countRows(t, a, `SELECT count(*) FROM escalations WHERE id = $1 AND status = 'resolved'
+			AND resolved_by = 'ana@newsroom.org' AND resolution = 'called the clerk'`, escID) == 1
+	})
 }
 
 func countRows(t *testing.T, a *app.App, q string, args ...any) int {
