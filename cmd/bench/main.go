@@ -19,7 +19,12 @@
 //
 // It prints a table and, as its last line,
 //
-//	bench: runs_per_s=N steps_per_s=N ceiling_steps_per_s=N ratio=0.NN parked_p50_ms=N parked_p99_ms=N
+//	bench: runs_per_s=N steps_per_s=N ceiling_steps_per_s=N ratio=0.NN idle_p50_ms=N half_p99_ms=N queries_per_step=N.N
+//
+// where runs/s, steps/s and ratio (steps/s over the ceiling) come from the
+// full-load phase, idle_p50_ms from the idle phase, half_p99_ms from the
+// half-load phase (inbound→parked), and queries_per_step from the worker's
+// query counter over the full-load phase.
 //
 // With -scale it instead inserts 100,000 cases in bulk (10,000 with a
 // follow-up date in the past), starts the scheduler and measures how long its
