@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"go.uber.org/zap"
@@ -43,9 +42,9 @@ type AgentResumeHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p ResumePayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.DecisionID <= 0 {
-		return fmt.Errorf("agent:resume payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p ResumePayload) bool { return p.DecisionID > 0 })
+	if err != nil {
+		return err
 	}
 	st := h.Step.Store
 	d, err := st.GetDecision(ctx, p.DecisionID)
@@ -69,40 +68,35 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	lock, err := st.TryLockCase(ctx, d.CaseID)
-	if err != nil {
-		return err
-	}
-	cm := &committer{store: st, queues: h.Step.Queues, workerID: h.Step.WorkerID, caseID: d.CaseID}
-	var seq int
-	res, err := func() (workflow.StepResult, error) {
-		defer lock.Unlock(ctx)
-		run, err := st.GetRun(ctx, prop.RunID)
-		if err != nil {
-			return workflow.StepResult{}, err
-		}
-		seq = run.StepSeq
+	body := func(ctx context.Context, run store.Run, eng *workflow.CaseEngine) (workflow.StepResult, error) {
 		if reason := staleReason(run, d); reason != "" {
 			return workflow.StepResult{}, rejectError(reason)
 		}
-		eng := workflow.CaseEngine{Graph: h.Step.Graph, CP: cm, Memo: st, Clock: h.Step.Clock}
-		hd := humanDecision(d, prop)
-		return eng.Resume(ctx, run.RunState(), run.StepSeq, workflow.NodeResume, h.Deps.ResumeNode(hd))
-	}()
+		return eng.Resume(ctx, run.RunState(), run.StepSeq, workflow.NodeResume, h.Deps.ResumeNode(humanDecision(d, prop)))
+	}
+	return h.Step.protocol(ctx, d.CaseID, prop.RunID, body, func(err error) (bool, error) {
+		return h.rejected(ctx, d, err)
+	})
+}
+
+// rejected answers the decision errors the resume handles itself: the
+// decision is recorded as rejected (its proposal version freed) and the task
+// acknowledged.
+func (h *AgentResumeHandler) rejected(ctx context.Context, d store.Decision, err error) (bool, error) {
+	st := h.Step.Store
 	var rej rejectError
 	switch {
 	case errors.As(err, &rej):
 		h.Step.Log.Info("decision rejected", zap.Int64("decision", d.ID), zap.String("reason", string(rej)))
-		return st.RejectDecision(ctx, d.ID, string(rej))
+		return true, st.RejectDecision(ctx, d.ID, string(rej))
 	case errors.Is(err, workflow.ErrBadPromote):
-		return st.RejectDecision(ctx, d.ID, "promote needs an earlier version of the proposal")
+		return true, st.RejectDecision(ctx, d.ID, "promote needs an earlier version of the proposal")
 	case errors.Is(err, workflow.ErrAdjustLimit):
-		return st.RejectDecision(ctx, d.ID, "adjustment limit reached")
+		return true, st.RejectDecision(ctx, d.ID, "adjustment limit reached")
 	case errors.Is(err, workflow.ErrNotRunnable), errors.Is(err, workflow.ErrStaleCheckpoint):
-		return st.RejectDecision(ctx, d.ID, "run no longer parked at this gate")
+		return true, st.RejectDecision(ctx, d.ID, "run no longer parked at this gate")
 	}
-	return h.Step.finish(ctx, cm, res, err, prop.RunID, seq, start)
+	return false, nil
 }
 
 // humanDecision is the graph's view of a decision; a PROMOTE carries the

@@ -58,11 +58,13 @@ type AgentStepHandler struct {
 	SkipDispatch bool
 }
 
-// ProcessTask implements asynq.Handler.
+// ProcessTask implements asynq.Handler: the step protocol with the fence of
+// a graph step (the checkpoint still at the payload's step_seq, the run
+// queued or running, no older active run of the case for a first step).
 func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p StepPayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RunID <= 0 {
-		return fmt.Errorf("agent:step payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p StepPayload) bool { return p.RunID > 0 })
+	if err != nil {
+		return err
 	}
 	caseID := p.CaseID
 	if caseID == 0 {
@@ -75,28 +77,8 @@ func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		}
 		caseID = run.CaseID
 	}
-	return h.step(ctx, caseID, p)
-}
-
-// step takes the case lock, then reads the run once under it: a duplicate or
-// late task is acknowledged, the first step of a run waits for older active
-// runs of the case, anything else runs one node.
-func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload) error {
-	start := time.Now()
-	lock, run, err := h.Store.TryLockCaseRun(ctx, caseID, p.RunID)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("agent:step run %d: %w", p.RunID, asynq.SkipRetry)
-	}
-	if err != nil {
-		return err
-	}
-	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID, caseID: caseID}
-	res, err := func() (workflow.StepResult, error) {
-		defer lock.Unlock(ctx)
-		if run.CaseID != caseID {
-			return workflow.StepResult{}, fmt.Errorf("agent:step run %d belongs to case %d, not %d: %w", p.RunID, run.CaseID, caseID, asynq.SkipRetry)
-		}
-		if run.StepSeq != p.StepSeq || (run.Status != workflow.RunQueued && run.Status != workflow.RunRunning) {
+	return h.protocol(ctx, caseID, p.RunID, func(ctx context.Context, run store.Run, eng *workflow.CaseEngine) (workflow.StepResult, error) {
+		if run.StepSeq != p.StepSeq || !run.Status.Active() {
 			return workflow.StepResult{}, workflow.ErrStaleCheckpoint
 		}
 		if p.StepSeq == 0 {
@@ -108,13 +90,8 @@ func (h *AgentStepHandler) step(ctx context.Context, caseID int64, p StepPayload
 				return workflow.StepResult{}, errCaseBusy
 			}
 		}
-		eng := workflow.CaseEngine{Graph: h.Graph, CP: cm, Memo: h.Store, Clock: h.Clock}
 		return eng.Step(ctx, run.RunState(), p.StepSeq)
-	}()
-	if errors.Is(err, errCaseBusy) || errors.Is(err, asynq.SkipRetry) {
-		return err
-	}
-	return h.finish(ctx, cm, res, err, p.RunID, p.StepSeq, start)
+	}, nil)
 }
 
 // finish maps the step's result to the task outcome and dispatches.

@@ -48,9 +48,9 @@ type EmailSendHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *EmailSendHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p EmailSendPayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.ExecutionKey == "" {
-		return fmt.Errorf("email:send payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p EmailSendPayload) bool { return p.ExecutionKey != "" })
+	if err != nil {
+		return err
 	}
 	// The send lock says "someone is sending this key right now" to the
 	// reaper; a second task for the key waits (no retry burnt).

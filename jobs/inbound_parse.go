@@ -74,9 +74,9 @@ type InboundParseHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *InboundParseHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p InboundParsePayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.RawMessageID <= 0 {
-		return fmt.Errorf("inbound:parse payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p InboundParsePayload) bool { return p.RawMessageID > 0 })
+	if err != nil {
+		return err
 	}
 	lock, err := h.Proc.Store.TryLockRawMessage(ctx, p.RawMessageID)
 	if err != nil {

@@ -56,11 +56,11 @@ type InboundReanalyzeHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *InboundReanalyzeHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p ReanalyzePayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.ReanalysisID <= 0 {
-		return fmt.Errorf("inbound:reanalyze payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p ReanalyzePayload) bool { return p.ReanalysisID > 0 })
+	if err != nil {
+		return err
 	}
-	err := h.Proc.Reanalyze(ctx, p.ReanalysisID, h.Analyzer)
+	err = h.Proc.Reanalyze(ctx, p.ReanalysisID, h.Analyzer)
 	if err == nil {
 		return nil
 	}
