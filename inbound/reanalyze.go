@@ -70,4 +70,3 @@ func (p *Processor) Reanalyze(ctx context.Context, id int64, analyzer workflow.A
 	p.Log.Info("message re-analysed", zap.Int64("reanalysis", id), zap.Int64("message", m.ID), zap.String("class", string(a.Class)))
 	return nil
 }
-

@@ -14,7 +14,9 @@ const appealWindowKeyPrefix = "appeal-window:"
 // AppealWindowKey is the escalation key of the closing appeal window of an
 // appeal proposal: one escalation per proposal, however many sweeps see it
 // (I4).
-func AppealWindowKey(proposalID int64) string { return fmt.Sprintf("%s%d", appealWindowKeyPrefix, proposalID) }
+func AppealWindowKey(proposalID int64) string {
+	return fmt.Sprintf("%s%d", appealWindowKeyPrefix, proposalID)
+}
 
 // SweepAppealWindows escalates every appeal proposal still awaiting a
 // reviewer when its case's appeal window closes within warn of now, or has
