@@ -39,12 +39,12 @@ func (a *attack) replay(ctx context.Context) error {
 		{"doors: a form post with Basic credentials, a year-9999 date", a.doors},
 		{"postgres stopped under traffic", a.pgStop},
 	} {
-		step("attack: %s", ph.name)
+		fleet.Step("attack: %s", ph.name)
 		if err := ph.fn(ctx); err != nil {
 			return fmt.Errorf("%s: %w", ph.name, err)
 		}
 	}
-	step("waiting up to %s for quiescence", a.o.settle)
+	fleet.Step("waiting up to %s for quiescence", a.o.settle)
 	if err := a.waitQuiet(ctx); err != nil {
 		fmt.Printf("    not quiet: %v (what is left is counted below)\n", err)
 	}
@@ -55,7 +55,7 @@ func (a *attack) replay(ctx context.Context) error {
 // A, L and R are AUTO cases whose initial request went out, H receives
 // hostile MIME, E has its initial request parked for the CR/LF edit.
 func (a *attack) setup(ctx context.Context) error {
-	step("setup: target cases and their genuine history")
+	fleet.Step("setup: target cases and their genuine history")
 	f, err := a.newCase(ctx, "fee", "SUPERVISED", initialNone)
 	if err != nil {
 		return err

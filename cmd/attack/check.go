@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 // findings are the invariant violations found, per counter.
@@ -52,7 +54,7 @@ const emailActions = `('SEND_INITIAL_REQUEST','SEND_FOLLOWUP','SEND_REBUTTAL','S
 // verify checks every invariant from Postgres, the message store and the
 // .eml sink.
 func (a *attack) verify(ctx context.Context) (*report, error) {
-	step("checking the invariants")
+	fleet.Step("checking the invariants")
 	for _, check := range []func(context.Context) error{a.checkForged, a.checkTargets, a.checkLoops, a.checkLost, a.checkStuck, a.checkSink} {
 		if err := check(ctx); err != nil {
 			return nil, err

@@ -38,11 +38,9 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 type options struct {
@@ -64,16 +62,5 @@ func main() {
 	flag.DurationVar(&o.pgDown, "pg-down", 5*time.Second, "how long Postgres stays stopped under traffic")
 	flag.DurationVar(&o.unavailableLimit, "unavailable-within", time.Second, "a 503 while Postgres is down must come within this")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	failed, err := run(ctx, o)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "attack FAILED:", err)
-		os.Exit(2)
-	}
-	if failed {
-		os.Exit(1)
-	}
+	fleet.Main("attack", o.timeout, func(ctx context.Context) (bool, error) { return run(ctx, o) })
 }

@@ -20,10 +20,6 @@ const (
 	autoSendsCap = 3 // AUTO_SENDS_PER_CASE_PER_DAY of the fleet under attack
 )
 
-func step(format string, args ...any) {
-	fmt.Printf("==> %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-}
-
 // run starts the private services and the fleet, replays the attacks,
 // checks the invariants and prints the report. It returns whether a
 // counter is not zero.
@@ -58,7 +54,7 @@ func run(ctx context.Context, o options) (bool, error) {
 			return false, err
 		}
 	}
-	step("starting a private postgres on :%d and redis on :%d", ports[0], ports[1])
+	fleet.Step("starting a private postgres on :%d and redis on :%d", ports[0], ports[1])
 	pg, err := fleet.StartPG(ctx, filepath.Join(tmp, "pgroot"), ports[0], left)
 	if err != nil {
 		return false, err
@@ -85,7 +81,7 @@ func run(ctx context.Context, o options) (bool, error) {
 		"DECISIONS_PER_CASE_PER_MINUTE=1000", fmt.Sprintf("INBOUND_MAX_BYTES=%d", 32<<20),
 		"DATA_DIR="+dataDir, "MESSAGE_STORE=dir", "WORKER_SHUTDOWN_TIMEOUT=5s",
 		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
-	step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
+	fleet.Step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
 	if err := f.Build(ctx); err != nil {
 		return false, err
 	}

@@ -19,11 +19,9 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 )
 
 func main() {
@@ -36,16 +34,5 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "var/chaos", "working directory for binaries and logs")
 	flag.DurationVar(&o.timeout, "timeout", 6*time.Minute, "overall time limit")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	failed, err := run(ctx, o)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chaos FAILED:", err)
-		os.Exit(2)
-	}
-	if failed {
-		os.Exit(1)
-	}
+	sharedfleet.Main("chaos", o.timeout, func(ctx context.Context) (bool, error) { return run(ctx, o) })
 }

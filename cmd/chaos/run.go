@@ -28,10 +28,6 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func step(format string, args ...any) {
-	fmt.Printf("==> %s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-}
-
 // run sets everything up, runs the chaos and the checks, and tears down
 // every process it started (also on error or signal). It returns whether
 // the checks failed.
@@ -71,7 +67,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	}
 	pgPort, redisPort, apiPort := ports[0], ports[1], ports[2]
 
-	step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
+	sharedfleet.Step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
 	pg, err := sharedfleet.StartPG(ctx, filepath.Join(tmp, "pgroot"), pgPort, left)
 	if err != nil {
 		return false, err
@@ -100,7 +96,7 @@ func run(ctx context.Context, o options) (bool, error) {
 		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline",
 		"DECISIONS_PER_CASE_PER_MINUTE=1000", "WORKER_SHUTDOWN_TIMEOUT=5s",
 		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
-	step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
+	sharedfleet.Step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
 	if err := f.build(ctx); err != nil {
 		return false, err
 	}
@@ -134,7 +130,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	}
 	ap := &approver{c: c, db: db}
 	m := &chaosMonkey{fleet: f, pg: pg, redis: rd, db: db, workers: workers, every: o.killEvery, pgMode: o.pgMode}
-	step("running %d cases (AUTO and SUPERVISED) with %s of chaos: SIGKILL a worker every ~%s, one FLUSHALL, one postgres restart (-m %s)",
+	sharedfleet.Step("running %d cases (AUTO and SUPERVISED) with %s of chaos: SIGKILL a worker every ~%s, one FLUSHALL, one postgres restart (-m %s)",
 		o.cases, o.chaos, o.killEvery, o.pgMode)
 	apCtx, apCancel := context.WithCancel(ctx)
 	var apWG sync.WaitGroup
@@ -153,9 +149,9 @@ func run(ctx context.Context, o options) (bool, error) {
 			_, _, _ = f.killRestart(s)
 		}
 	}
-	step("chaos over; waiting up to %s for quiescence", o.settle)
+	sharedfleet.Step("chaos over; waiting up to %s for quiescence", o.settle)
 	b, took := waitQuiet(ctx, db, ap, o.settle)
-	step("quiescence check after %s: %s", took.Round(100*time.Millisecond), b)
+	sharedfleet.Step("quiescence check after %s: %s", took.Round(100*time.Millisecond), b)
 	apCancel()
 	apWG.Wait()
 	if ctx.Err() != nil {
