@@ -75,15 +75,22 @@ func (s *recordingSender) Sent() []mail.Outbound {
 // startWorker runs the real job handlers over e's queues until the test
 // ends.
 func (e *env) startWorker() *recordingSender {
+	return e.startWorkerWith(func(*workflow.Deps) {})
+}
+
+// startWorkerWith is startWorker with the graph's Deps adjusted by mod
+// (another analyzer or drafter, memoized LLM calls).
+func (e *env) startWorkerWith(mod func(*workflow.Deps)) *recordingSender {
 	sender := &recordingSender{}
 	deps := &workflow.Deps{Cases: e.st, Analyzer: ackAnalyzer{}, Drafter: plainDrafter{}, Planner: fixedPlanner{},
 		Mailer: testMailer{}, Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: workflow.GateConfidence, MaxFollowups: 3}, MaxAdjustments: 2}
+	mod(deps)
 	step := &jobs.AgentStepHandler{Store: e.st, Graph: workflow.NewCaseGraph(deps), Dispatch: e.dispatch, Queues: e.queues,
 		WorkerID: "w1", Log: e.log}
 	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
 		Email:     &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log},
 		Parse:     &jobs.InboundParseHandler{Proc: e.proc, Dispatch: e.dispatch, Log: e.log},
-		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: e.proc, Analyzer: ackAnalyzer{}, Log: e.log}}
+		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: e.proc, Analyzer: deps.Analyzer, Log: e.log}}
 	srv := jobs.NewServer(e.redis, jobs.ServerOptions{Concurrency: 4, Queues: e.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {

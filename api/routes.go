@@ -68,6 +68,9 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/escalations/{id}/assign", access: reviewer, fn: s.assignEscalation},
 		{pattern: "POST /v1/escalations/{id}/resolve", access: reviewer, fn: s.resolveEscalation},
 
+		{pattern: "GET /v1/costs", access: reviewer, fn: s.getCosts},
+		{pattern: "GET /v1/audit", access: admin, fn: s.getAudit},
+
 		{pattern: "GET /v1/orphans", access: reviewer, fn: s.listOrphans},
 		{pattern: "POST /v1/orphans/{id}/assign", access: reviewer, fn: s.assignOrphan},
 	}

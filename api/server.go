@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
+	"github.com/foiaflow/foiaflow/analysis"
 	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
@@ -55,6 +56,9 @@ type Config struct {
 	// address, or a presented key, may have per minute before its requests
 	// are answered 429 (AUTH_FAILURES_PER_MINUTE); 0 means 10.
 	AuthFailuresPerMinute int
+	// Prices is the per-model price table of the cost report (LLM_PRICES);
+	// nil means analysis.DefaultPrices.
+	Prices analysis.Prices
 }
 
 // Deps are the API's collaborators, built in cmd/.
@@ -93,6 +97,7 @@ type Server struct {
 	handler   http.Handler
 	pages     http.Handler // the reviewer desk (SetPages); nil: none
 	events    *eventHub
+	prices    analysis.Prices
 }
 
 // New builds the server and its routes. It opens Redis clients (readiness,
@@ -124,6 +129,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 		limit = 10
 	}
 	s.throttle = newAuthThrottle(limit, now)
+	if s.prices = cfg.Prices; s.prices == nil {
+		s.prices = analysis.DefaultPrices()
+	}
 	if err := s.registerMetrics(); err != nil {
 		s.Close()
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/foiaflow/foiaflow/api"
 	"github.com/foiaflow/foiaflow/store"
@@ -19,6 +20,7 @@ type caseData struct {
 	Records      *store.RecordCounts
 	Messages     []messageItem
 	Proposals    []proposalItem // pending first, then newest first
+	Cost         api.CostTotals // every LLM call of the case (api.Server.Costs)
 	State        api.AgentState
 	CSRF         string
 	IdemKey      string // one per rendering: a form sent twice is one decision
@@ -132,6 +134,11 @@ func (k *Desk) caseData(r *http.Request, id int64) (caseData, error) {
 		out.Messages = append(out.Messages, item)
 	}
 	out.Proposals = proposalItems(out.C.Proposals, r)
+	cost, err := k.api.Costs(ctx, id, time.Unix(0, 0), k.now().Add(time.Minute))
+	if err != nil {
+		return out, err
+	}
+	out.Cost = cost.Total
 	last, err := k.st.LastCaseEventID(ctx, id)
 	if err != nil {
 		return out, err

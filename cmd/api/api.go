@@ -47,10 +47,15 @@ func NewAPI(a *app.App) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	prices, err := c.Prices()
+	if err != nil {
+		return nil, err
+	}
 	srv, err := api.New(api.Config{MailIDs: ids, BootstrapAdminKey: c.BootstrapAdminKey, InboundRawSecret: c.InboundRawSecret,
 		MailgunSigningKey: c.MailgunSigningKey, InboundMaxBytes: c.InboundMaxBytes, MessageMaxBytes: c.MessageMaxBytes,
 		SpoolDir: spool, ReplayWindow: c.WebhookReplayWindow, DecisionsPerMinute: c.DecisionsPerMinute,
-		AuthFailuresPerMinute: c.AuthFailuresPerMinute, MailDomain: c.MailDomain, MaxAdjustments: c.MaxAdjustments},
+		AuthFailuresPerMinute: c.AuthFailuresPerMinute, MailDomain: c.MailDomain, MaxAdjustments: c.MaxAdjustments,
+		Prices: prices},
 		api.Deps{Store: a.Store, Queues: a.Queues, Dispatch: a.Dispatch, Redis: a.Redis, Log: a.Log.Named("api"),
 			Planner: planner, Blobs: blobs})
 	if err != nil {

@@ -85,6 +85,12 @@ func TestReviewerDeskInChromium(t *testing.T) {
 		return len(queue.Proposals) == 1
 	})
 	pid := queue.Proposals[0].ID
+	// A drafting call of gpt-4o (2000×250 + 500×1000 µ¢ = 1 ¢) recorded as
+	// the graph's memo records it: the case page shows the case's cost.
+	if err := a.Store.Remember(ctx, int64(countRows(t, a, `SELECT min(id) FROM runs WHERE case_id = $1`, caseID)), 99, "draft-cost-fixture",
+		workflow.MemoCall{Response: json.RawMessage(`{}`), Usage: &workflow.LLMUsage{Model: "gpt-4o", PromptTokens: 2000, CompletionTokens: 500}}); err != nil {
+		t.Fatal(err)
+	}
 
 	bctx, closeBrowser := browser.Open(ctx, chromium)
 	defer closeBrowser()
@@ -115,6 +121,9 @@ func TestReviewerDeskInChromium(t *testing.T) {
 	}
 	decideForm := fmt.Sprintf("#decide-%d", pid)
 	run("open the case", chromedp.Click(chromedp.CSS("#queue tbody a")), chromedp.WaitVisible(chromedp.CSS(decideForm)))
+	if cost := text("#llm-cost"); !strings.Contains(cost, "$0.0100") || !strings.Contains(cost, "1 calls") {
+		t.Fatalf("case cost shows %q", cost)
+	}
 
 	// Someone adjusts the proposal through the API while the page shows v1.
 	c.do(t, "POST", fmt.Sprintf("/v1/cases/%d/proposals/%d/adjust", caseID, pid), map[string]any{"version": 1, "instruction": "firmer"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/foiaflow/foiaflow/analysis"
 	"github.com/foiaflow/foiaflow/mail"
 )
 
@@ -56,6 +57,10 @@ type Config struct {
 	OpenAIBaseURL string        `env:"OPENAI_BASE_URL"`
 	OpenAIModel   string        `env:"OPENAI_MODEL" envDefault:"gpt-4o-mini"`
 	OpenAITimeout time.Duration `env:"OPENAI_TIMEOUT" envDefault:"30s"`
+	// LLMPrices prices model calls for the cost report: comma-separated
+	// "model=IN/OUT" in whole US cents per 1M prompt/completion tokens,
+	// overriding or extending analysis.DefaultPrices (Prices parses it).
+	LLMPrices string `env:"LLM_PRICES"`
 
 	FeeAutoApproveMaxCents int64   `env:"FEE_AUTO_APPROVE_MAX_CENTS" envDefault:"5000"`
 	MinConfidence          float64 `env:"MIN_CONFIDENCE" envDefault:"0.8"`
@@ -179,6 +184,12 @@ func (c Config) MailIDs() (mail.IDs, error) {
 	return ids, nil
 }
 
+// Prices returns the price table of the cost report: analysis.DefaultPrices
+// with LLM_PRICES's entries over them.
+func (c Config) Prices() (analysis.Prices, error) {
+	return analysis.ParsePrices(c.LLMPrices)
+}
+
 // Load parses the environment and validates the result.
 func Load() (Config, error) {
 	c, err := env.ParseAs[Config]()
@@ -221,6 +232,9 @@ func (c Config) Validate() error {
 	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
 	check(c.MailDomain != "", "MAIL_DOMAIN is required")
 	if _, err := c.MailIDs(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.Prices(); err != nil {
 		errs = append(errs, err)
 	}
 	check(c.SMTPTLS == "mandatory" || c.SMTPTLS == "opportunistic" || c.SMTPTLS == "none", "SMTP_TLS must be mandatory, opportunistic or none")
