@@ -13,20 +13,36 @@ import (
 type Queues struct {
 	Agent string
 	Email string
+	// Recovery holds the steps, resumes and parses the reaper dispatches
+	// again (dispatch generation > 0): work a dead worker or a Redis wipe
+	// left behind goes ahead of the backlog of new work, so it recovers in
+	// seconds (I6) rather than after every queued step.
+	Recovery string
 }
 
 // DefaultQueues are the production queue names.
-var DefaultQueues = Queues{Agent: "agent", Email: "email"}
+var DefaultQueues = PrefixedQueues("")
 
 // PrefixedQueues returns the queues with prefix prepended.
 func PrefixedQueues(prefix string) Queues {
-	return Queues{Agent: prefix + "agent", Email: prefix + "email"}
+	return Queues{Agent: prefix + "agent", Email: prefix + "email", Recovery: prefix + "recovery"}
 }
 
-// Weights returns asynq queue priorities: email sends before graph steps so
-// approved mail never waits behind a backlog.
+// Weights returns asynq queue priorities: email sends and recovered work
+// before graph steps, so approved mail and work a dead worker held never
+// wait behind a backlog.
 func (q Queues) Weights() map[string]int {
-	return map[string]int{q.Agent: 3, q.Email: 6}
+	return map[string]int{q.Agent: 3, q.Email: 6, q.Recovery: 6}
+}
+
+// agentFor is the queue of an agent-side task (step, resume, parse) of
+// dispatch generation gen: the first dispatch goes to Agent, the reaper's
+// re-dispatches to Recovery.
+func (q Queues) agentFor(gen int) string {
+	if gen > 0 {
+		return q.Recovery
+	}
+	return q.Agent
 }
 
 // Retry policy.

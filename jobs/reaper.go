@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -24,6 +25,9 @@ type Reaper struct {
 	Log       *zap.Logger
 	// Grace is how long work may sit untouched before it is checked.
 	Grace time.Duration
+	// ScanLimit bounds each oldest-first scan of a pass (runs, decisions,
+	// sends, raw messages); 0 means 500.
+	ScanLimit int
 }
 
 // ReapResult counts what one pass re-dispatched.
@@ -35,11 +39,22 @@ type ReapResult struct {
 func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 	var res ReapResult
 	before := time.Now().Add(-r.Grace)
-	runs, err := r.Store.StrandedCandidates(ctx, before, 500)
+	limit := r.ScanLimit
+	if limit <= 0 {
+		limit = 500
+	}
+	done, err := r.reapActive(ctx, before, &res)
+	if err != nil {
+		return res, err
+	}
+	runs, err := r.Store.StrandedCandidates(ctx, before, limit)
 	if err != nil {
 		return res, fmt.Errorf("reaper: runs: %w", err)
 	}
 	for _, run := range runs {
+		if done[activeKey{TypeAgentStep, run.ID}] {
+			continue
+		}
 		ok, err := r.reapRun(ctx, run)
 		if err != nil {
 			return res, err
@@ -48,11 +63,14 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 			res.Runs++
 		}
 	}
-	decs, err := r.Store.PendingDecisions(ctx, before, 500)
+	decs, err := r.Store.PendingDecisions(ctx, before, limit)
 	if err != nil {
 		return res, fmt.Errorf("reaper: decisions: %w", err)
 	}
 	for _, d := range decs {
+		if done[activeKey{TypeAgentResume, d.ID}] {
+			continue
+		}
 		ok, err := r.reapDecision(ctx, d)
 		if err != nil {
 			return res, err
@@ -61,7 +79,7 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 			res.Decisions++
 		}
 	}
-	sends, err := r.Store.PendingEmailSends(ctx, before, 500)
+	sends, err := r.Store.PendingEmailSends(ctx, before, limit)
 	if err != nil {
 		return res, fmt.Errorf("reaper: email sends: %w", err)
 	}
@@ -74,7 +92,7 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 			res.Emails++
 		}
 	}
-	raws, err := r.Store.UnparsedRawMessages(ctx, before, 500)
+	raws, err := r.Store.UnparsedRawMessages(ctx, before, limit)
 	if err != nil {
 		return res, fmt.Errorf("reaper: raw messages: %w", err)
 	}
@@ -94,11 +112,88 @@ func (r *Reaper) Reap(ctx context.Context) (ReapResult, error) {
 	return res, nil
 }
 
+// reapActive re-dispatches the work of tasks a dead worker left "active"
+// (asynq itself recovers them only after their 30 s lease). There are at
+// most as many as the fleet's concurrency, so every pass checks all of them
+// first: the oldest-first scans below are bounded per pass, and behind a
+// backlog of queued runs a killed worker's step would wait its turn there
+// (I6: recovery within seconds, DESIGN.md).
+// It returns the runs and decisions it re-dispatched, which the scans of
+// the same pass skip.
+func (r *Reaper) reapActive(ctx context.Context, before time.Time, res *ReapResult) (map[activeKey]bool, error) {
+	done := map[activeKey]bool{}
+	var tasks []*asynq.TaskInfo
+	for _, q := range []string{r.Queues.Agent, r.Queues.Recovery} {
+		ts, err := r.Inspector.ListActiveTasks(q, asynq.PageSize(1000))
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+			return done, fmt.Errorf("reaper: active tasks of %s: %w", q, err)
+		}
+		tasks = append(tasks, ts...)
+	}
+	for _, t := range tasks {
+		var ok bool
+		switch t.Type {
+		case TypeAgentStep:
+			var p StepPayload
+			if json.Unmarshal(t.Payload, &p) != nil {
+				continue
+			}
+			run, err := r.Store.GetRun(ctx, p.RunID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return done, fmt.Errorf("reaper: active %s: %w", t.ID, err)
+			}
+			if run.StepSeq != p.StepSeq || !run.UpdatedAt.Before(before) || !run.Status.Active() {
+				continue
+			}
+			if ok, err = r.reapRun(ctx, run); err != nil {
+				return done, err
+			}
+			if ok {
+				res.Runs++
+				done[activeKey{TypeAgentStep, run.ID}] = true
+			}
+		case TypeAgentResume:
+			var p ResumePayload
+			if json.Unmarshal(t.Payload, &p) != nil {
+				continue
+			}
+			d, err := r.Store.GetDecision(ctx, p.DecisionID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return done, fmt.Errorf("reaper: active %s: %w", t.ID, err)
+			}
+			if d.Status != "accepted" || !d.CreatedAt.Before(before) {
+				continue
+			}
+			if ok, err = r.reapDecision(ctx, d); err != nil {
+				return done, err
+			}
+			if ok {
+				res.Decisions++
+				done[activeKey{TypeAgentResume, d.ID}] = true
+			}
+		}
+	}
+	return done, nil
+}
+
+// activeKey names the work of a task kind: a run (agent:step) or a
+// decision (agent:resume).
+type activeKey struct {
+	kind string
+	id   int64
+}
+
 // reapRun re-dispatches a queued/running run whose step task is gone, or is
 // held "active" by a worker that no longer holds the case lock.
 func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 	id := StepTaskID(run.ID, run.StepSeq, run.DispatchGen)
-	info, err := r.Inspector.GetTaskInfo(r.Queues.Agent, id)
+	info, err := r.Inspector.GetTaskInfo(r.Queues.agentFor(run.DispatchGen), id)
 	switch {
 	case err == nil && info.State != asynq.TaskStateActive && info.State != asynq.TaskStateArchived &&
 		info.State != asynq.TaskStateCompleted:
@@ -119,6 +214,14 @@ func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if r.Log != nil {
+		why := "task missing"
+		if info != nil {
+			why = "task " + info.State.String() + ", case lock free"
+		}
+		r.Log.Info("reaper re-dispatching run", zap.Int64("run", run.ID), zap.Int64("case", run.CaseID), zap.Int("seq", run.StepSeq),
+			zap.Int("gen", gen), zap.String("why", why), zap.Duration("idle", time.Since(run.UpdatedAt)))
+	}
 	return true, r.Dispatch.enqueue(ctx, row)
 }
 
@@ -128,7 +231,7 @@ func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 // A second resume is harmless: it re-checks the decision and the gate under
 // the case lock, and the checkpoint CAS fences it (I3, I7).
 func (r *Reaper) reapDecision(ctx context.Context, d store.Decision) (bool, error) {
-	stranded, err := r.stranded(ctx, r.Queues.Agent, resumeTaskID(d.ID, d.DispatchGen), func() (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.agentFor(d.DispatchGen), resumeTaskID(d.ID, d.DispatchGen), func() (bool, error) {
 		return r.Store.CaseLockFree(ctx, d.CaseID)
 	})
 	if err != nil || !stranded {
@@ -173,7 +276,7 @@ func (r *Reaper) reapSend(ctx context.Context, e store.EmailSendRow) (bool, erro
 // not be lost), or is held "active" by a worker that does not hold the raw
 // message's lock. A duplicate parse is a no-op (FinishRawMessage fences).
 func (r *Reaper) reapParse(ctx context.Context, m store.RawMessage) (bool, error) {
-	stranded, err := r.stranded(ctx, r.Queues.Agent, InboundParseTaskID(m.ID, m.DispatchGen), func() (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.agentFor(m.DispatchGen), InboundParseTaskID(m.ID, m.DispatchGen), func() (bool, error) {
 		return r.Store.RawMessageLockFree(ctx, m.ID)
 	})
 	if err != nil || !stranded {

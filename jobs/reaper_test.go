@@ -115,3 +115,60 @@ func TestReaperLeavesSendInProgress(t *testing.T) {
 		t.Fatalf("SendLockFree after unlock = %v, %v; want true", free, err)
 	}
 }
+
+// Regression (found by make chaos, recovery_max_s=34.5 with a dispatch
+// generation of 0): a step held "active" by a dead worker was only found by
+// the oldest-first scan of queued runs, which is bounded per pass; behind a
+// backlog of older queued runs it waited for asynq's own lease recovery
+// (~35 s). Active tasks are checked on every pass, whatever the backlog.
+func TestReaperRecoversStepHeldByDeadWorkerBehindBacklog(t *testing.T) {
+	h := newHarness(t, feeQuote(23750))
+	ctx := context.Background()
+
+	// The backlog: an older queued run whose task waits in Redis (scheduled
+	// an hour ahead), so a scan limited to one run sees only it.
+	backlog := h.deliver(h.newCase(workflow.AutopilotSupervised, ""), "fee", true)
+	task, err := jobs.NewAgentStepTask(jobs.StepPayload{RunID: backlog.ID, StepSeq: backlog.StepSeq, CaseID: backlog.CaseID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.Enqueue(task, asynq.TaskID(jobs.StepTaskID(backlog.ID, backlog.StepSeq, 0)),
+		asynq.Queue(h.queues.Agent), asynq.ProcessIn(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	h.db.Exec(t, `UPDATE runs SET updated_at = now() - interval '1 minute' WHERE id = $1`, backlog.ID)
+
+	hs := h.handlers("w")
+	step := newHangFirst(hs.Step)
+	mux := asynq.NewServeMux()
+	mux.Handle(jobs.TypeAgentStep, step)
+	mux.Handle(jobs.TypeAgentResume, hs.Resume)
+	mux.Handle(jobs.TypeEmailSend, hs.Email)
+	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
+		LogLevel: asynq.FatalLevel})
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	t.Cleanup(func() { close(step.release) }) // runs before Shutdown
+
+	held := h.deliver(h.newCase(workflow.AutopilotSupervised, ""), "fee", false)
+	waitClosed(t, "the step task to be held", step.hung)
+
+	insp := asynq.NewInspector(h.redis)
+	defer insp.Close()
+	reaper := &jobs.Reaper{Store: h.st, Inspector: insp, Dispatch: h.dispatch, Queues: h.queues, Log: h.log, ScanLimit: 1}
+	res, err := reaper.Reap(ctx)
+	if err != nil || res.Runs != 1 {
+		t.Fatalf("reap with a step held by a dead worker behind a backlog: %+v, %v; want 1 run re-dispatched", res, err)
+	}
+	if got := h.db.Int(t, `SELECT dispatch_gen FROM runs WHERE id = $1`, backlog.ID); got != 0 {
+		t.Fatalf("the backlog run (its task scheduled) was re-dispatched: dispatch_gen %d", got)
+	}
+	h.waitRun(held.ID, workflow.RunParked)
+	// A second pass finds nothing: the held run moved on, the backlog run's
+	// task is still scheduled.
+	if res, err := reaper.Reap(ctx); err != nil || res != (jobs.ReapResult{}) {
+		t.Fatalf("reap after recovery: %+v, %v", res, err)
+	}
+}

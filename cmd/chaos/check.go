@@ -266,17 +266,24 @@ func measureRecovery(ctx context.Context, db *pgxpool.Pool, kills []kill, end ti
 			continue
 		}
 		for _, h := range k.runs {
-			var fin *time.Time
+			var fin, started *time.Time
+			var node, worker *string
 			var nowSeq int
 			var status string
-			err := db.QueryRow(ctx, `SELECT (SELECT finished_at FROM run_steps WHERE run_id = r.id AND seq = $2 ORDER BY id LIMIT 1),
-				r.step_seq, r.status FROM runs r WHERE r.id = $1`, h.runID, h.seq).Scan(&fin, &nowSeq, &status)
+			err := db.QueryRow(ctx, `SELECT s.finished_at, s.started_at, s.node, s.worker_id, r.step_seq, r.status
+				FROM runs r LEFT JOIN LATERAL (SELECT finished_at, started_at, node, worker_id FROM run_steps
+					WHERE run_id = r.id AND seq = $2 ORDER BY id LIMIT 1) s ON true
+				WHERE r.id = $1`, h.runID, h.seq).Scan(&fin, &started, &node, &worker, &nowSeq, &status)
 			if err != nil {
 				return err
 			}
 			what := fmt.Sprintf("run %d step %d (case %d) held by %s", h.runID, h.seq, h.caseID, k.slot)
 			switch {
 			case fin != nil:
+				// Where the time went: waiting for a new dispatch and a
+				// free worker (kill → started) or running the node again.
+				what += fmt.Sprintf("; killed %s, %s started %s on %s, finished %s",
+					k.at.Format("15:04:05.000"), *node, started.Format("15:04:05.000"), *worker, fin.Format("15:04:05.000"))
 				r.recovered(fin.Sub(k.at), what)
 			case nowSeq > h.seq:
 				// moved on without a step row (superseded): not measurable
