@@ -38,6 +38,9 @@ type AgentState struct {
 	IsInterrupted bool            `json:"is_interrupted"`
 	Interrupt     json.RawMessage `json:"interrupt"` // workflow.GatePayload while parked, else null
 	Steps         []store.RunStep `json:"steps"`     // up to 20, oldest first
+	// Forks are the case's replays (runs forked from an earlier step, POST
+	// /v1/runs/{id}/fork), newest first.
+	Forks []store.Fork `json:"forks"`
 }
 
 // agentState: GET /v1/cases/{id}/agent-state.
@@ -53,8 +56,8 @@ func (s *Server) agentState(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-// AgentState loads the latest run of a case, its gate payload while parked
-// and its last 20 steps; 404 case_not_found.
+// AgentState loads the latest run of a case, its gate payload while parked,
+// its last 20 steps and the case's forks; 404 case_not_found.
 func (s *Server) AgentState(ctx context.Context, id int64) (AgentState, error) {
 	if _, err := s.st.LoadCase(ctx, id); errors.Is(err, store.ErrNotFound) {
 		return AgentState{}, errCaseNotFound
@@ -65,7 +68,12 @@ func (s *Server) AgentState(ctx context.Context, id int64) (AgentState, error) {
 	if err != nil {
 		return AgentState{}, fmt.Errorf("agent state: %w", err)
 	}
-	out := AgentState{CaseID: id, Interrupt: json.RawMessage("null"), Steps: []store.RunStep{}}
+	out := AgentState{CaseID: id, Interrupt: json.RawMessage("null"), Steps: []store.RunStep{}, Forks: []store.Fork{}}
+	forks, err := s.st.ForksOfCase(ctx, id)
+	if err != nil {
+		return AgentState{}, fmt.Errorf("agent state: %w", err)
+	}
+	out.Forks = append(out.Forks, forks...)
 	if len(runs) > 0 {
 		run := runs[0]
 		out.Run = &AgentRun{ID: run.ID, Trigger: run.Trigger, TriggerKey: run.TriggerKey, Status: string(run.Status),

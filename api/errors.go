@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
+	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // Error is an API error: an HTTP status and a stable machine-readable code
@@ -49,6 +51,9 @@ var domainErrors = []struct {
 	{mail.ErrMalformed, http.StatusBadRequest, "malformed_message", "", 0},
 	{mail.ErrBadSignature, http.StatusUnauthorized, "bad_signature", "", 0},
 	{mail.ErrStale, http.StatusUnauthorized, "stale_webhook", "", 0},
+	{jobs.ErrUnknownStep, http.StatusUnprocessableEntity, "unknown_step", "", 0},
+	{jobs.ErrStepNotForkable, http.StatusUnprocessableEntity, "step_not_forkable", "", 0},
+	{workflow.ErrForkState, http.StatusUnprocessableEntity, "invalid_state", "", 0},
 }
 
 // toAPIError classifies err: an *Error is kept, a domain sentinel is looked

@@ -57,7 +57,7 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 	t.Parallel()
 	codes := map[string]bool{}
 	for _, f := range []string{"api_keys.go", "cases.go", "case_detail.go", "decisions.go", "inbound.go", "orphans.go", "records.go", "allowlist.go",
-		"proposals.go", "json.go", "health.go", "errors.go", "auth.go", "throttle.go", "case_events.go", "escalations.go", "costs.go", "audit.go"} {
+		"proposals.go", "json.go", "health.go", "errors.go", "auth.go", "throttle.go", "case_events.go", "escalations.go", "costs.go", "audit.go", "forks.go"} {
 		b, err := sourceFile(f)
 		if err != nil {
 			t.Fatal(err)

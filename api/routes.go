@@ -59,6 +59,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/messages/{id}/raw", access: reviewer, fn: s.getRawMessage},
 		{pattern: "POST /v1/admin/messages/{id}/reanalyze", access: admin, fn: s.reanalyzeMessage},
 		{pattern: "GET /v1/admin/reanalyses/{id}", access: admin, fn: s.getReanalysis},
+		{pattern: "POST /v1/runs/{id}/fork", access: admin, fn: s.forkRun},
 		{pattern: "POST /v1/cases/{caseId}/proposals/{proposalId}/{action}", access: reviewer, fn: s.decide},
 
 		{pattern: "GET /v1/proposals", access: reviewer, fn: s.listProposals},

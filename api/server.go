@@ -84,6 +84,7 @@ type Server struct {
 	blobs     blobstore.Store
 	queues    jobs.Queues
 	dispatch  *jobs.Dispatcher
+	uc        *jobs.UseCases
 	planner   workflow.Planner
 	log       *zap.Logger
 	now       func() time.Time
@@ -124,6 +125,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
 		registry:  prometheus.NewRegistry(), mux: http.NewServeMux(), events: newEventHub(d.Store, d.Log)}
+	s.uc = &jobs.UseCases{Store: d.Store, Queues: d.Queues, Dispatch: d.Dispatch}
 	limit := cfg.AuthFailuresPerMinute
 	if limit <= 0 {
 		limit = 10

@@ -83,3 +83,22 @@ func (d *Dispatcher) Relay(ctx context.Context, grace time.Duration, limit int) 
 	}
 	return len(rows), err
 }
+
+// afterCommitTimeout bounds the post-commit enqueue of a use case's outbox
+// rows.
+const afterCommitTimeout = 5 * time.Second
+
+// AfterCommit hands a committed transaction's outbox rows to asynq. It
+// survives the caller's context ending (the work is committed) and a
+// failure is logged, not returned: the rows stay in the outbox and the
+// scheduler's relay dispatches them (I6).
+func (d *Dispatcher) AfterCommit(ctx context.Context, rows []store.OutboxRow) {
+	if len(rows) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), afterCommitTimeout)
+	defer cancel()
+	if err := d.Dispatch(ctx, rows); err != nil && d.Log != nil {
+		d.Log.Warn("dispatch after commit failed; the outbox relay will retry", zap.Int("rows", len(rows)), zap.Error(err))
+	}
+}

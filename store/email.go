@@ -19,19 +19,35 @@ const (
 )
 
 // InsertEmailSend claims the execution key with a QUEUED email_sends row; a
-// second insert with the same key does nothing and returns false (I5).
+// second insert with the same key does nothing and returns false (I5). An
+// email of a replay's proposal (runs.replay_of) that no APPROVE or EDIT
+// decision decided is refused with ErrReplayNeedsHuman and nothing is
+// written: the last guard of time travel, in the same round trip.
 func (t *Tx) InsertEmailSend(ctx context.Context, e workflow.EmailSend) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `
-		INSERT INTO email_sends (execution_key, proposal_id, case_id, message_id, from_addr, to_addrs, reply_to,
-		                         subject, body_text, body_html, in_reply_to, "references", send_after, auto_submitted)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)
-		ON CONFLICT (execution_key) DO NOTHING`,
+	var refused bool
+	var inserted int
+	err := t.tx.QueryRow(ctx, `
+		WITH guard AS (
+		    SELECT EXISTS (SELECT 1 FROM proposals p JOIN runs r ON r.id = p.run_id
+		        WHERE p.id = $2 AND r.replay_of IS NOT NULL
+		          AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.proposal_id = p.id
+		                          AND d.action IN ('APPROVE','EDIT') AND d.status <> 'rejected')) AS refused),
+		ins AS (
+		    INSERT INTO email_sends (execution_key, proposal_id, case_id, message_id, from_addr, to_addrs, reply_to,
+		                             subject, body_text, body_html, in_reply_to, "references", send_after, auto_submitted)
+		    SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14 FROM guard WHERE NOT refused
+		    ON CONFLICT (execution_key) DO NOTHING
+		    RETURNING 1)
+		SELECT (SELECT refused FROM guard), (SELECT count(*) FROM ins)::int`,
 		e.ExecutionKey, e.ProposalID, e.CaseID, e.MessageID, e.From, orEmpty(e.To), e.ReplyTo, e.Subject, e.Text,
-		e.HTML, e.InReplyTo, orEmpty(e.References), e.SendAfter, e.Automatic)
+		e.HTML, e.InReplyTo, orEmpty(e.References), e.SendAfter, e.Automatic).Scan(&refused, &inserted)
 	if err != nil {
 		return false, fmt.Errorf("insert email send %s: %w", e.ExecutionKey, translate(err))
 	}
-	return ct.RowsAffected() == 1, nil
+	if refused {
+		return false, fmt.Errorf("insert email send %s of proposal %d: %w", e.ExecutionKey, e.ProposalID, ErrReplayNeedsHuman)
+	}
+	return inserted == 1, nil
 }
 
 // EmailSendRow is a stored email send.

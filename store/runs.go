@@ -52,8 +52,8 @@ type NewRun struct {
 // the same trigger key (created=false).
 func (t *Tx) CreateRun(ctx context.Context, n NewRun) (Run, bool, error) {
 	rows, err := t.tx.Query(ctx, `
-		INSERT INTO runs (case_id, trigger, trigger_key, trigger_message_id, status, next_node, state)
-		VALUES ($1, $2, $3, $4, 'queued', $5, $6)
+		INSERT INTO runs (case_id, trigger, trigger_key, trigger_message_id, status, next_node, state, initial_state)
+		VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6)
 		ON CONFLICT (trigger_key) DO NOTHING
 		RETURNING `+runCols, n.CaseID, n.Trigger, n.TriggerKey, n.TriggerMessageID, n.StartNode, n.State)
 	if err != nil {

@@ -14,6 +14,9 @@ type CaseState struct {
 	// the agency's allowlist: the run neither supersedes pending proposals
 	// nor updates the case, and always parks at a human gate.
 	SenderUnverified bool `json:"sender_unverified,omitempty"`
+	// ReplayOf is the run this one was forked from (time travel, ForkState):
+	// a replay proposes and executes nothing without a human decision.
+	ReplayOf int64 `json:"replay_of,omitempty"`
 
 	Analysis       *Analysis `json:"analysis,omitempty"`
 	HasAttachments bool      `json:"has_attachments,omitempty"`

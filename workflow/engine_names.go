@@ -46,4 +46,5 @@ var (
 	Next               = engine.Next
 	Park               = engine.Park
 	End                = engine.End
+	StateAt            = engine.StateAt
 )

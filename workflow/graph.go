@@ -128,9 +128,10 @@ func (d *Deps) loadContext(ctx context.Context, env Env, s CaseState) (CaseOutco
 		s.Logs = append(s.Logs, "case paused: treated as MANUAL")
 	}
 	s.Constraints, s.ScopeItems = c.Constraints, c.ScopeItems
-	if s.Trigger != TriggerAgencyReply || s.SenderUnverified {
+	if s.Trigger != TriggerAgencyReply || s.SenderUnverified || s.ReplayOf != 0 {
 		// An unverified sender's reply supersedes nothing: a forged message
-		// must not knock a genuine proposal off the review queue.
+		// must not knock a genuine proposal off the review queue. Nor does a
+		// replay: the case's live proposals are not its to replace.
 		return next(s, NodeClassifyInbound)
 	}
 	// A reply that arrived while an older run was mid-flight: the older run's
@@ -189,6 +190,10 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 	records := (a.Class == ClassRecordsReady || a.Class == ClassPartial) && s.TriggerMessageID != nil
 	s.Constraints = mergeConstraints(s.Constraints, a.ConstraintsToAdd)
 	s.ScopeItems = mergeScope(s.ScopeItems, a.ScopeUpdates)
+	if s.ProposeOnly() {
+		s.Logs = append(s.Logs, fmt.Sprintf("replay of run %d: facts kept in the run, not applied to the case", s.ReplayOf))
+		return next(s, NodeDecideNextAction)
+	}
 	f := CaseFacts{Constraints: s.Constraints, ScopeItems: s.ScopeItems, TrackingNumber: a.TrackingNumber,
 		FeeCents: a.FeeCents, EstimatedCompletion: a.Deadline}
 	if a.Class == ClassPortalRedirect {
@@ -320,6 +325,13 @@ func (d *Deps) safetyCheck(ctx context.Context, env Env, s CaseState) (CaseOutco
 func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
 	dec := *s.Decision
 	auto := dec.Auto && !s.Safety.Blocking() && s.Human == nil
+	proposeOnly := s.ProposeOnly()
+	if proposeOnly {
+		// A replay never executes on its own, whatever the autopilot mode.
+		auto, dec.PauseReason = false, PauseReplay
+		dec.Reasons = append(append([]string(nil), dec.Reasons...),
+			fmt.Sprintf("replay of run %d: a human decides before anything is executed", s.ReplayOf))
+	}
 	limited, err := d.autoSendLimited(ctx, s.CaseID, auto, dec.Action)
 	if err != nil {
 		return CaseOutcome{}, err
@@ -364,8 +376,12 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 			o.Route = Next(NodeExecuteAction)
 			return tx.LogActivity(ctx, s.CaseID, env.RunID, "proposal_auto_approved", "agent", map[string]any{"proposal_id": rec.ID, "action": dec.Action})
 		}
-		if err := tx.SetCaseStatus(ctx, s.CaseID, CaseNeedsReview); err != nil {
-			return err
+		// A replay's proposal waits on the review queue; the live case's
+		// status and clock are left as they are.
+		if !proposeOnly {
+			if err := tx.SetCaseStatus(ctx, s.CaseID, CaseNeedsReview); err != nil {
+				return err
+			}
 		}
 		if limited != "" {
 			key := fmt.Sprintf("auto-send-limit:%d:%s", s.CaseID, env.Now.UTC().Format("2006-01-02"))
@@ -373,7 +389,7 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 				return err
 			}
 		}
-		if dec.PauseReason == PauseFeeQuote || dec.PauseReason == PauseClarification {
+		if !proposeOnly && (dec.PauseReason == PauseFeeQuote || dec.PauseReason == PauseClarification) {
 			if err := tx.StartTolling(ctx, s.CaseID, env.Now); err != nil {
 				return err
 			}
@@ -405,6 +421,17 @@ func (d *Deps) autoSendLimited(ctx context.Context, caseID int64, auto bool, act
 }
 
 func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
+	if s.ProposeOnly() {
+		// A replay reaches execute_action without a human only when it was
+		// forked there: it proposes instead (or fails, with nothing to
+		// propose). Nothing is claimed, nothing is sent.
+		if s.Decision != nil && s.Draft != nil && s.Safety != nil {
+			s.Logs = append(s.Logs, "replay: nothing executes without a human decision; proposing instead")
+			return next(s, NodeGateOrExecute)
+		}
+		s.Logs = append(s.Logs, "replay: nothing executes without a human decision, and there is nothing to propose")
+		return CaseOutcome{State: s, Route: End(RunFailed)}, nil
+	}
 	p, err := d.Cases.LoadProposal(ctx, s.ProposalID)
 	if err != nil {
 		return CaseOutcome{}, fmt.Errorf("load proposal %d: %w", s.ProposalID, err)
@@ -462,6 +489,12 @@ func (d *Deps) executeAction(ctx context.Context, env Env, s CaseState) (CaseOut
 }
 
 func (d *Deps) commitState(ctx context.Context, env Env, s CaseState) (CaseOutcome, error) {
+	if s.ReplayOf != 0 && !s.Executed {
+		// A replay that executed nothing leaves the live case's status and
+		// clock alone.
+		s.Logs = append(s.Logs, fmt.Sprintf("replay of run %d executed nothing: case schedule unchanged", s.ReplayOf))
+		return CaseOutcome{State: s, Route: End(RunCompleted)}, nil
+	}
 	c, err := d.Cases.LoadCase(ctx, s.CaseID)
 	if err != nil {
 		return CaseOutcome{}, fmt.Errorf("load case %d: %w", s.CaseID, err)

@@ -22,6 +22,9 @@ const (
 	// automatic emails; a send it would have made waits for a human (loop
 	// safety, issue 10).
 	PauseAutoSendLimit = "AUTO_SEND_LIMIT"
+	// PauseReplay: the proposal comes from a replay (a run forked from an
+	// earlier step), which never executes without a human decision.
+	PauseReplay = "REPLAY"
 )
 
 // RoutingPolicy holds the thresholds of decide_next_action.
