@@ -114,32 +114,42 @@ func (h *EscalationNotifyHandler) ProcessTask(ctx context.Context, t *asynq.Task
 	if err != nil {
 		return err
 	}
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
+	if err := postWebhook(ctx, h.Client, h.URL, h.Secret, EscalationNotifyTaskID(e.ID), body, h.Now); err != nil {
+		return fmt.Errorf("escalation:notify %d: %w", e.ID, err)
+	}
+	return h.Store.MarkEscalationNotified(ctx, e.ID)
+}
+
+// postWebhook POSTs body to url as JSON, signed with secret (SignWebhook
+// over now's Unix seconds) and named by deliveryID; nil only for a 2xx
+// answer. A URL that cannot make a request is wrapped in asynq.SkipRetry;
+// transport errors and other statuses are returned for asynq to retry.
+// client nil: a client with a 10 s timeout; now nil: time.Now.
+func postWebhook(ctx context.Context, client *http.Client, url string, secret []byte, deliveryID string, body []byte, now func() time.Time) error {
+	if now == nil {
+		now = time.Now
 	}
 	ts := strconv.FormatInt(now().Unix(), 10)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("escalation:notify %d: %v: %w", e.ID, err, asynq.SkipRetry)
+		return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderWebhookTimestamp, ts)
-	req.Header.Set(HeaderWebhookSignature, SignWebhook(h.Secret, ts, body))
-	req.Header.Set(HeaderWebhookDelivery, EscalationNotifyTaskID(e.ID))
-	client := h.Client
+	req.Header.Set(HeaderWebhookSignature, SignWebhook(secret, ts, body))
+	req.Header.Set(HeaderWebhookDelivery, deliveryID)
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("escalation:notify %d: %w", e.ID, err)
+		return err
 	}
 	_ = res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return fmt.Errorf("escalation:notify %d: webhook answered %s", e.ID, res.Status)
+		return fmt.Errorf("webhook answered %s", res.Status)
 	}
-	return h.Store.MarkEscalationNotified(ctx, e.ID)
+	return nil
 }
 
 // SignWebhook returns "sha256=" + hex(HMAC-SHA256(secret, timestamp + "." + body)).

@@ -58,6 +58,9 @@ type Handlers struct {
 	// EscalationNotify posts escalation notices; nil when no webhook is
 	// configured.
 	EscalationNotify *EscalationNotifyHandler
+	// StaleDigest posts the daily digest of stale proposals to the same
+	// webhook; nil when no webhook is configured.
+	StaleDigest *StaleDigestHandler
 }
 
 // Mux routes task types to handlers.
@@ -74,6 +77,9 @@ func (h Handlers) Mux() *asynq.ServeMux {
 	}
 	if h.EscalationNotify != nil {
 		mux.Handle(TypeEscalationNotify, h.EscalationNotify)
+	}
+	if h.StaleDigest != nil {
+		mux.Handle(TypeStaleDigest, h.StaleDigest)
 	}
 	return mux
 }

@@ -20,7 +20,7 @@ import (
 const leaderKey = 1
 
 // Scheduler runs the leader-elected loops: follow-up sweep, appeal-window
-// escalations, outbox relay, stranded-run reaper and retention. Standbys poll for the leader lock; when
+// escalations, escalation notices and the daily stale-proposal digest, outbox relay, stranded-run reaper and retention. Standbys poll for the leader lock; when
 // the leader's session dies its lock is released and a standby takes over.
 type Scheduler struct {
 	App       *app.App
@@ -104,6 +104,7 @@ func (s *Scheduler) lead(ctx context.Context, lock *store.LeaderLock) {
 		{"sweep", c.SweepInterval, s.sweep},
 		{"appeals", c.SweepInterval, s.appealWindows},
 		{"escalation-notices", c.SweepInterval, s.escalationNotices},
+		{"stale-digest", c.SweepInterval, s.staleDigest},
 		{"relay", c.RelayInterval, s.relay},
 		{"reap", c.ReapInterval, s.reap},
 		{"retention", time.Hour, s.retain},
@@ -174,6 +175,22 @@ func (s *Scheduler) escalationNotices(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return jobs.QueueEscalationNotices(ctx, s.App.Store, s.App.Dispatch, s.App.Queues, 1000)
+}
+
+// staleDigest queues the day's digest of stale proposals once, from
+// STALE_DIGEST_HOUR (UTC) on (nothing when ESCALATION_WEBHOOK_URL is empty
+// or STALE_PROPOSAL_AGE is 0).
+func (s *Scheduler) staleDigest(ctx context.Context) (int, error) {
+	c := s.App.Config
+	now := s.Now().UTC()
+	if c.EscalationWebhookURL == "" || c.StaleProposalAge <= 0 || now.Hour() < c.StaleDigestHour {
+		return 0, nil
+	}
+	n, err := jobs.QueueStaleDigest(ctx, s.App.Store, s.App.Dispatch, s.App.Queues, now, c.StaleProposalAge)
+	if n > 0 {
+		s.App.Log.Info("stale proposals digest queued", zap.Int("proposals", n))
+	}
+	return n, err
 }
 
 func (s *Scheduler) relay(ctx context.Context) (int, error) {

@@ -40,3 +40,35 @@ func TestLeaderElectionFailover(t *testing.T) {
 	<-done1
 	storetest.Eventually(t, 10*time.Second, "s2 takes over", s2.IsLeader)
 }
+
+// The stale-proposal digest is queued from STALE_DIGEST_HOUR (UTC) on, once
+// for the day: before the hour nothing is claimed; after it the day is
+// claimed (here with nothing stale, so nothing is posted) and later passes
+// leave it alone.
+func TestStaleDigestWaitsForItsHour(t *testing.T) {
+	t.Parallel()
+	a := app.OpenTest(t, func(c *app.Config) {
+		c.EscalationWebhookURL, c.EscalationWebhookSecret = "http://127.0.0.1:9/desk-hook", "desk-webhook-secret"
+		c.StaleDigestHour, c.StaleProposalAge = 9, 48*time.Hour
+	})
+	s := NewScheduler(a)
+	ctx := context.Background()
+	claimed := func() int {
+		var n int
+		if err := a.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM stale_digests WHERE day = '2026-11-25'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		hour, claimed int
+	}{{8, 0}, {9, 1}, {17, 1}} {
+		s.Now = func() time.Time { return time.Date(2026, 11, 25, c.hour, 30, 0, 0, time.UTC) }
+		if n, err := s.staleDigest(ctx); err != nil || n != 0 {
+			t.Fatalf("%02d:30: queued %d: %v", c.hour, n, err)
+		}
+		if got := claimed(); got != c.claimed {
+			t.Fatalf("%02d:30: %d digest rows, want %d", c.hour, got, c.claimed)
+		}
+	}
+}

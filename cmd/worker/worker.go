@@ -65,6 +65,8 @@ func NewWorker(a *app.App) (*Worker, error) {
 	if c.EscalationWebhookURL != "" {
 		hs.EscalationNotify = &jobs.EscalationNotifyHandler{Store: a.Store, URL: c.EscalationWebhookURL,
 			Secret: []byte(c.EscalationWebhookSecret)}
+		hs.StaleDigest = &jobs.StaleDigestHandler{Store: a.Store, URL: c.EscalationWebhookURL,
+			Secret: []byte(c.EscalationWebhookSecret)}
 	}
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,

@@ -76,6 +76,11 @@ type Config struct {
 	// a URL, at least 16 bytes).
 	EscalationWebhookURL    string `env:"ESCALATION_WEBHOOK_URL"`
 	EscalationWebhookSecret string `env:"ESCALATION_WEBHOOK_SECRET"`
+	// StaleProposalAge: once a day (at StaleDigestHour UTC) the proposals
+	// pending approval for longer than this are posted to the escalation
+	// webhook as one digest (jobs.QueueStaleDigest); 0 turns it off.
+	StaleProposalAge time.Duration `env:"STALE_PROPOSAL_AGE" envDefault:"48h"`
+	StaleDigestHour  int           `env:"STALE_DIGEST_HOUR" envDefault:"9"`
 	// AutoSendsPerDay caps emails a case sends without a human in any 24
 	// hours; past it the send is gated and escalated (loop safety).
 	AutoSendsPerDay int `env:"AUTO_SENDS_PER_CASE_PER_DAY" envDefault:"3"`
@@ -227,6 +232,8 @@ func (c Config) Validate() error {
 		"ESCALATION_WEBHOOK_URL must be an http(s) URL")
 	check(c.EscalationWebhookURL == "" || len(c.EscalationWebhookSecret) >= 16,
 		"ESCALATION_WEBHOOK_SECRET (at least 16 bytes) is required with ESCALATION_WEBHOOK_URL")
+	check(c.StaleProposalAge >= 0, "STALE_PROPOSAL_AGE must be >= 0")
+	check(c.StaleDigestHour >= 0 && c.StaleDigestHour <= 23, "STALE_DIGEST_HOUR must be in 0..23 (UTC)")
 	check(c.SendStartHour >= 0 && c.SendEndHour <= 24 && c.SendStartHour < c.SendEndHour, "SEND_START_HOUR < SEND_END_HOUR within 0–24")
 	check(c.SendMaxJitter >= 0, "SEND_MAX_JITTER must be >= 0")
 	check(strings.Contains(c.MailFrom, "@"), "MAIL_FROM must contain an address")
