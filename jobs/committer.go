@@ -76,7 +76,7 @@ func outboxRow(t *asynq.Task, err error, id, queue string, at time.Time) (store.
 
 func stepOutbox(q Queues, caseID, runID int64, seq, gen int) (store.OutboxRow, error) {
 	t, err := NewAgentStepTask(StepPayload{RunID: runID, StepSeq: seq, CaseID: caseID})
-	return outboxRow(t, err, StepTaskID(runID, seq, gen), q.agentFor(gen), time.Now().UTC())
+	return outboxRow(t, err, StepTaskID(runID, seq, gen), q.AgentFor(gen), time.Now().UTC())
 }
 
 func emailOutbox(q Queues, key string, at time.Time, gen int) (store.OutboxRow, error) {
@@ -86,7 +86,7 @@ func emailOutbox(q Queues, key string, at time.Time, gen int) (store.OutboxRow, 
 
 func resumeOutbox(q Queues, decisionID int64, gen int) (store.OutboxRow, error) {
 	t, err := NewAgentResumeTask(decisionID)
-	return outboxRow(t, err, resumeTaskID(decisionID, gen), q.agentFor(gen), time.Now().UTC())
+	return outboxRow(t, err, resumeTaskID(decisionID, gen), q.AgentFor(gen), time.Now().UTC())
 }
 
 // StartRun creates a run (deduplicated by its trigger key) and the outbox row

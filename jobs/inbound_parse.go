@@ -46,7 +46,7 @@ func InboundParseTaskID(rawMessageID int64, gen int) string {
 
 func parseOutbox(q Queues, rawMessageID int64, gen int) (store.OutboxRow, error) {
 	t, err := NewInboundParseTask(rawMessageID)
-	return outboxRow(t, err, InboundParseTaskID(rawMessageID, gen), q.agentFor(gen), time.Now().UTC())
+	return outboxRow(t, err, InboundParseTaskID(rawMessageID, gen), q.AgentFor(gen), time.Now().UTC())
 }
 
 // QueueInboundParse adds the inbound:parse outbox row of a raw message

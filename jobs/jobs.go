@@ -35,10 +35,10 @@ func (q Queues) Weights() map[string]int {
 	return map[string]int{q.Agent: 3, q.Email: 6, q.Recovery: 6}
 }
 
-// agentFor is the queue of an agent-side task (step, resume, parse) of
+// AgentFor is the queue of an agent-side task (step, resume, parse) of
 // dispatch generation gen: the first dispatch goes to Agent, the reaper's
 // re-dispatches to Recovery.
-func (q Queues) agentFor(gen int) string {
+func (q Queues) AgentFor(gen int) string {
 	if gen > 0 {
 		return q.Recovery
 	}

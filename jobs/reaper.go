@@ -193,7 +193,7 @@ type activeKey struct {
 // held "active" by a worker that no longer holds the case lock.
 func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 	id := StepTaskID(run.ID, run.StepSeq, run.DispatchGen)
-	info, err := r.Inspector.GetTaskInfo(r.Queues.agentFor(run.DispatchGen), id)
+	info, err := r.Inspector.GetTaskInfo(r.Queues.AgentFor(run.DispatchGen), id)
 	switch {
 	case err == nil && info.State != asynq.TaskStateActive && info.State != asynq.TaskStateArchived &&
 		info.State != asynq.TaskStateCompleted:
@@ -231,7 +231,7 @@ func (r *Reaper) reapRun(ctx context.Context, run store.Run) (bool, error) {
 // A second resume is harmless: it re-checks the decision and the gate under
 // the case lock, and the checkpoint CAS fences it (I3, I7).
 func (r *Reaper) reapDecision(ctx context.Context, d store.Decision) (bool, error) {
-	stranded, err := r.stranded(ctx, r.Queues.agentFor(d.DispatchGen), resumeTaskID(d.ID, d.DispatchGen), func() (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.AgentFor(d.DispatchGen), resumeTaskID(d.ID, d.DispatchGen), func() (bool, error) {
 		return r.Store.CaseLockFree(ctx, d.CaseID)
 	})
 	if err != nil || !stranded {
@@ -276,7 +276,7 @@ func (r *Reaper) reapSend(ctx context.Context, e store.EmailSendRow) (bool, erro
 // not be lost), or is held "active" by a worker that does not hold the raw
 // message's lock. A duplicate parse is a no-op (FinishRawMessage fences).
 func (r *Reaper) reapParse(ctx context.Context, m store.RawMessage) (bool, error) {
-	stranded, err := r.stranded(ctx, r.Queues.agentFor(m.DispatchGen), InboundParseTaskID(m.ID, m.DispatchGen), func() (bool, error) {
+	stranded, err := r.stranded(ctx, r.Queues.AgentFor(m.DispatchGen), InboundParseTaskID(m.ID, m.DispatchGen), func() (bool, error) {
 		return r.Store.RawMessageLockFree(ctx, m.ID)
 	})
 	if err != nil || !stranded {

@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
+	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
 )
 
@@ -45,9 +47,15 @@ type chaosMonkey struct {
 	workers []string
 	every   time.Duration
 	pgMode  string
-	kills   []kill
-	events  []event
-	errs    []error
+	// inspector and queues tell a step a killed worker was running (its
+	// task active) from one waiting in a queue while the worker held the
+	// case lock for other work (a parse, a redelivery).
+	inspector *asynq.Inspector
+	queues    jobs.Queues
+	kills     []kill
+	events    []event
+	errs      []error
+	queued    int // runs of held case locks whose step task was waiting in a queue: not held work
 }
 
 func (m *chaosMonkey) log(format string, args ...any) {
@@ -117,7 +125,7 @@ func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string
 	qctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	rows, err := m.db.Query(qctx, `
-		SELECT r.case_id, r.id, r.step_seq, r.status FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		SELECT r.case_id, r.id, r.step_seq, r.status, r.dispatch_gen FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 		JOIN runs r ON r.case_id = l.objid::bigint AND r.status IN ('queued','running','parked')
 		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $2::bigint::oid
 		  AND a.application_name = $1`, app, int64(store.DefaultLockNamespace))
@@ -125,18 +133,36 @@ func (m *chaosMonkey) held(ctx context.Context, app string) ([]heldRun, []string
 		return nil, nil, false
 	}
 	var runs []heldRun
+	var gens []int
 	for rows.Next() {
 		var h heldRun
-		if err := rows.Scan(&h.caseID, &h.runID, &h.seq, &h.status); err != nil {
+		var gen int
+		if err := rows.Scan(&h.caseID, &h.runID, &h.seq, &h.status, &gen); err != nil {
 			rows.Close()
 			return nil, nil, false
 		}
 		runs = append(runs, h)
+		gens = append(gens, gen)
 	}
 	rows.Close()
 	if rows.Err() != nil {
 		return nil, nil, false
 	}
+	// A queued or running run's step counts as held only if its task is
+	// active (or gone: a wiped Redis); pending, scheduled or retrying, it was
+	// waiting in a queue and its delay is queueing, not recovery.
+	kept := runs[:0]
+	for i, h := range runs {
+		if m.inspector != nil && (h.status == "queued" || h.status == "running") {
+			info, err := m.inspector.GetTaskInfo(m.queues.AgentFor(gens[i]), jobs.StepTaskID(h.runID, h.seq, gens[i]))
+			if err == nil && info.State != asynq.TaskStateActive {
+				m.queued++
+				continue
+			}
+		}
+		kept = append(kept, h)
+	}
+	runs = kept
 	srows, err := m.db.Query(qctx, `SELECT execution_key FROM email_sends WHERE status = 'SENDING'`)
 	if err != nil {
 		return nil, nil, false

@@ -83,6 +83,7 @@ type report struct {
 	finalRuns                                 map[string]int
 	windowDetail                              []windowDup
 	maxByKind                                 map[string]time.Duration
+	queuedAtKill                              int // steps of held case locks waiting in a queue (not measured)
 }
 
 func (r *report) bad(format string, args ...any) {
@@ -352,7 +353,8 @@ func (r *report) print(events []event, kills int, elapsed time.Duration, retries
 			w.first.Format("15:04:05.000"), w.again.Format("15:04:05.000"), w.sentAt.Format("15:04:05.000"), cause)
 	}
 	fmt.Printf("    stranded %d (%s)\n", r.stranded, r.strandedDetail)
-	fmt.Printf("    recovery after a kill: %d held items measured, max %.1fs (%s)\n", r.recoveries, r.recoveryMax.Seconds(), r.recoveryWhat)
+	fmt.Printf("    recovery after a kill: %d held items measured, max %.1fs (%s); %d steps of locked cases were waiting in a queue, not held\n",
+		r.recoveries, r.recoveryMax.Seconds(), r.recoveryWhat, r.queuedAtKill)
 	for _, k := range []string{"run", "email"} {
 		fmt.Printf("      max for held %s work: %.1fs\n", k, r.maxByKind[k].Seconds())
 	}

@@ -8,7 +8,11 @@
 // checks, from Postgres and the sink, that every reply was stored once,
 // every case ended in its expected state, every email went out exactly once
 // (I5's SMTP-accepted-but-not-recorded window counted apart), nothing is
-// stranded (I6), and how long recovery after a kill took.
+// stranded (I6), and how long recovery after a kill took: from the SIGKILL
+// to the completion of each step, resume or send the killed worker was
+// running (a step counts when its case lock was held by the worker and its
+// task was active in asynq; a step that waited in a queue meanwhile is
+// queueing, not recovery, and is only counted).
 //
 // The shared Postgres and Redis are never touched. Last line (DESIGN.md,
 // "Measuring contracts"):

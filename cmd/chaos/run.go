@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
+	"github.com/foiaflow/foiaflow/jobs"
 )
 
 type options struct {
@@ -129,7 +131,10 @@ func run(ctx context.Context, o options) (bool, error) {
 		return false, err
 	}
 	ap := &approver{c: c, db: db}
-	m := &chaosMonkey{fleet: f, pg: pg, redis: rd, db: db, workers: workers, every: o.killEvery, pgMode: o.pgMode}
+	insp := asynq.NewInspector(asynq.RedisClientOpt{Addr: rd.Addr})
+	defer insp.Close()
+	m := &chaosMonkey{fleet: f, pg: pg, redis: rd, db: db, workers: workers, every: o.killEvery, pgMode: o.pgMode,
+		inspector: insp, queues: jobs.PrefixedQueues("chaos-")}
 	sharedfleet.Step("running %d cases (AUTO and SUPERVISED) with %s of chaos: SIGKILL a worker every ~%s, one FLUSHALL, one postgres restart (-m %s)",
 		o.cases, o.chaos, o.killEvery, o.pgMode)
 	apCtx, apCancel := context.WithCancel(ctx)
@@ -168,6 +173,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	}
 	_ = chaosEnd
 	fmt.Printf("    logs: %s\n", filepath.Join(dir, "logs"))
+	rep.queuedAtKill = m.queued
 	rep.print(m.events, len(m.kills), time.Since(begin), c.retries.Load())
 	return rep.failed(), nil
 }
