@@ -134,7 +134,8 @@ func (c *createCaseRequest) validate() error {
 
 // createCase: POST /v1/cases → 201 with the case detail and, with
 // send_initial_request, the id of the initial_request run (trigger key
-// initial:<case>), whose first step is dispatched after commit.
+// initial:<case>), whose first step is dispatched after commit
+// (jobs.UseCases.CreateCase).
 func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 	var req createCaseRequest
 	if err := decodeJSON(w, r, &req); err != nil {
@@ -170,34 +171,11 @@ func (s *Server) createCase(w http.ResponseWriter, r *http.Request) error {
 			SentAt: *nc.SentAt, Now: s.now().UTC(), Timezone: tz})
 		nc.DueAt, nc.NextFollowupAt = &plan.DueAt, &plan.NextFollowupAt
 	}
-	actor := principalFrom(ctx).Name
-	var caseID int64
-	var runID *int64
-	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if caseID, err = tx.CreateCase(ctx, nc); err != nil {
-			return err
-		}
-		if req.AgencyAllowedSenders != nil {
-			if err := tx.SetAllowedSenders(ctx, caseID, *req.AgencyAllowedSenders); err != nil {
-				return err
-			}
-		}
-		if err := tx.LogActivity(ctx, caseID, 0, "case_created", actor, map[string]any{"send_initial_request": req.SendInitialRequest}); err != nil {
-			return err
-		}
-		if !req.SendInitialRequest {
-			return nil
-		}
-		run, _, err := jobs.StartRun(ctx, tx, s.queues, store.NewRun{CaseID: caseID, Trigger: workflow.TriggerInitialRequest,
-			TriggerKey: fmt.Sprintf("initial:%d", caseID)})
-		runID = &run.ID
-		return err
-	})
+	caseID, runID, err := s.uc.CreateCase(ctx, jobs.NewCase{Case: nc, AllowedSenders: req.AgencyAllowedSenders,
+		Actor: principalFrom(ctx).Name, SendInitialRequest: req.SendInitialRequest})
 	if err != nil {
-		return fmt.Errorf("create case: %w", err)
+		return err
 	}
-	s.dispatchAfterCommit(ctx, rows)
 	detail, err := s.CaseDetail(r.Context(), caseID)
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -102,9 +101,9 @@ var errUnknownAction = apiErr(http.StatusNotFound, "unknown_action", "action mus
 
 // Decide records a reviewer's decision and queues the resume; the one
 // decision path of the JSON API and the desk pages. Everything is
-// validated before anything is enqueued (I7): the decision row, the
-// agent:resume outbox row and the task id commit in one transaction, then
-// the task is dispatched. p.Name is recorded as the decision's actor.
+// validated before anything is enqueued (I7); jobs.UseCases.RecordDecision
+// then commits the decision row, the agent:resume outbox row and the task
+// id in one transaction and dispatches the task. p.Name is recorded as the decision's actor.
 // replayed is true when the Idempotency-Key was seen before with the same
 // request (the first answer is returned). Errors are *Error: 404
 // unknown_action, case_not_found, proposal_not_found,
@@ -139,20 +138,7 @@ func (s *Server) Decide(ctx context.Context, p Principal, in DecisionInput) (ans
 	d := store.Decision{CaseID: caseID, ProposalID: proposalID, Version: req.Version, Action: action,
 		Instruction: req.Instruction, EditedSubject: req.Subject, EditedText: req.BodyText, Reason: req.Reason,
 		PromoteVersion: nilIfZero(req.PromoteVersion), Actor: p.Name, IdempotencyKey: key, RequestHash: hash}
-	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if d, err = tx.InsertDecision(ctx, d); err != nil {
-			return err
-		}
-		if d.TaskID, err = jobs.QueueResume(ctx, tx, s.queues, d.ID); err != nil {
-			return err
-		}
-		if err := tx.SetDecisionTask(ctx, d.ID, d.TaskID); err != nil {
-			return err
-		}
-		return tx.LogActivity(ctx, caseID, 0, "decision_recorded", d.Actor,
-			map[string]any{"decision_id": d.ID, "action": action, "proposal_id": proposalID, "version": req.Version})
-	})
+	d, err = s.uc.RecordDecision(ctx, d)
 	if errors.Is(err, store.ErrConflict) {
 		// Lost a race: either the same request under the same key (answer
 		// as the winner did) or another decision on this version (409).
@@ -163,9 +149,8 @@ func (s *Server) Decide(ctx context.Context, p Principal, in DecisionInput) (ans
 			"another decision on proposal %d version %d was recorded first", proposalID, req.Version)
 	}
 	if err != nil {
-		return ans, false, fmt.Errorf("record decision: %w", err)
+		return ans, false, err
 	}
-	s.dispatchAfterCommit(ctx, rows)
 	return DecisionAccepted{DecisionID: d.ID, TaskID: d.TaskID}, false, nil
 }
 

@@ -85,42 +85,26 @@ func (s *Server) inboundEmail(w http.ResponseWriter, r *http.Request) error {
 }
 
 // receive puts the spooled bytes in the message store, then records them
-// (deduplicated by SHA-256), claims the provider token and queues the
-// parse in one transaction, and dispatches the parse after commit.
+// (jobs.UseCases.RecordInboundReply: deduplicated by SHA-256, the provider
+// token claimed and the parse queued in one transaction, dispatched after
+// commit). 409 webhook_replayed, 503 message_store_unavailable.
 func (s *Server) receive(ctx context.Context, sp *blobstore.Spooled, provider, token string) (inboundReceipt, error) {
 	if err := sp.Store(ctx, s.blobs); err != nil {
 		s.log.Error("message store unavailable: inbound email refused", zap.String("store", s.blobs.Name()), zap.Error(err))
 		return inboundReceipt{}, apiErr(http.StatusServiceUnavailable, "message_store_unavailable",
 			"the message store could not keep this message; retry later")
 	}
-	oversize := sp.Size > s.cfg.MessageMaxBytes
-	var res inboundReceipt
-	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		raw, created, err := tx.InsertRawMessage(ctx, sp.Digest, sp.Size, provider, oversize)
-		if err != nil {
-			return err
-		}
-		res = inboundReceipt{RawMessageID: raw.ID, SHA256: raw.SHA256, SizeBytes: raw.SizeBytes, Oversize: raw.Oversize,
-			Status: raw.Status, Duplicate: !created}
-		if token != "" {
-			fresh, err := tx.ClaimWebhookToken(ctx, provider, token, raw.ID)
-			if err != nil {
-				return err
-			}
-			if !fresh {
-				return apiErr(http.StatusConflict, "webhook_replayed", "this signed delivery (token) was already accepted")
-			}
-		}
-		if !created {
-			return nil
-		}
-		res.TaskID, err = jobs.QueueInboundParse(ctx, tx, s.queues, raw.ID)
-		return err
-	})
+	rec, err := s.uc.RecordInboundReply(ctx, jobs.InboundReply{SHA256: sp.Digest, SizeBytes: sp.Size, Provider: provider,
+		Token: token, Oversize: sp.Size > s.cfg.MessageMaxBytes})
+	if errors.Is(err, jobs.ErrWebhookReplayed) {
+		return inboundReceipt{}, apiErr(http.StatusConflict, "webhook_replayed", "this signed delivery (token) was already accepted")
+	}
 	if err != nil {
 		return inboundReceipt{}, fmt.Errorf("inbound email %s: %w", sp.Digest, err)
 	}
-	s.dispatchAfterCommit(ctx, rows)
+	raw := rec.Raw
+	res := inboundReceipt{RawMessageID: raw.ID, SHA256: raw.SHA256, SizeBytes: raw.SizeBytes, Oversize: raw.Oversize,
+		Status: raw.Status, Duplicate: !rec.Created, TaskID: rec.TaskID}
 	s.log.Info("inbound email stored", zap.Int64("raw", res.RawMessageID), zap.String("sha256", res.SHA256),
 		zap.Int64("bytes", res.SizeBytes), zap.String("provider", provider), zap.Bool("duplicate", res.Duplicate),
 		zap.Bool("oversize", res.Oversize))

@@ -255,23 +255,9 @@ func (h *harness) record(d store.Decision) store.Decision {
 	h.t.Helper()
 	ctx := context.Background()
 	d.Actor, d.IdempotencyKey = "reviewer@newsroom.test", storetest.Suffix(8)
-	rows, err := h.st.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		d, err = tx.InsertDecision(ctx, d)
-		if err != nil {
-			return err
-		}
-		d.TaskID, err = jobs.QueueResume(ctx, tx, h.queues, d.ID)
-		if err != nil {
-			return err
-		}
-		return tx.SetDecisionTask(ctx, d.ID, d.TaskID)
-	})
+	d, err := h.useCases().RecordDecision(ctx, d)
 	if err != nil {
 		h.t.Fatalf("decide: %v", err)
-	}
-	if err := h.dispatch.Dispatch(ctx, rows); err != nil {
-		h.t.Fatalf("dispatch resume: %v", err)
 	}
 	return d
 }
