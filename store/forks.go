@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -89,34 +88,4 @@ func (t *Tx) CreateFork(ctx context.Context, f NewFork) (Run, error) {
 		return Run{}, fmt.Errorf("fork run %d at step %d: %w", f.Parent, f.Step, translate(err))
 	}
 	return r, nil
-}
-
-// Fork is a replay as the case page lists it.
-type Fork struct {
-	RunID      int64              `db:"id" json:"run_id"`
-	ReplayOf   int64              `db:"replay_of" json:"replay_of"`     // the run forked
-	ReplayStep int                `db:"replay_step" json:"replay_step"` // the step it re-ran from
-	ReplayBy   string             `db:"replay_by" json:"replay_by"`
-	Status     workflow.RunStatus `db:"status" json:"status"`
-	NextNode   string             `db:"next_node" json:"next_node"`
-	StepSeq    int                `db:"step_seq" json:"step_seq"`
-	// ProposalID is the replay's newest proposal, if it made one.
-	ProposalID *int64     `db:"proposal_id" json:"proposal_id"`
-	CreatedAt  time.Time  `db:"created_at" json:"created_at"`
-	FinishedAt *time.Time `db:"finished_at" json:"finished_at"`
-}
-
-// ForksOfCase lists the case's replays, newest first.
-func (s *Store) ForksOfCase(ctx context.Context, caseID int64) ([]Fork, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.id, r.replay_of, r.replay_step, r.replay_by, r.status, r.next_node,
-		    r.step_seq, (SELECT max(p.id) FROM proposals p WHERE p.run_id = r.id) AS proposal_id, r.created_at, r.finished_at
-		FROM runs r WHERE r.case_id = $1 AND r.replay_of IS NOT NULL ORDER BY r.id DESC`, caseID)
-	if err != nil {
-		return nil, fmt.Errorf("forks of case %d: %w", caseID, translate(err))
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Fork])
-	if err != nil {
-		return nil, fmt.Errorf("forks of case %d: %w", caseID, translate(err))
-	}
-	return out, nil
 }

@@ -87,16 +87,6 @@ func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
 	return r, nil
 }
 
-// RunsOfCase lists a case's runs, newest first.
-func (s *Store) RunsOfCase(ctx context.Context, caseID int64) ([]Run, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE case_id = $1 ORDER BY id DESC`, caseID)
-	if err != nil {
-		return nil, translate(err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Run])
-	return out, translate(err)
-}
-
 // OlderActiveRun reports whether the case has a queued or running run older
 // than runID (runs of one case execute in order).
 func (s *Store) OlderActiveRun(ctx context.Context, caseID, runID int64) (bool, error) {
@@ -139,30 +129,6 @@ func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID st
 		return workflow.ErrStaleCheckpoint
 	}
 	return nil
-}
-
-// RunStep is one row of step history.
-type RunStep struct {
-	Seq        int             `db:"seq" json:"seq"`
-	Node       string          `db:"node" json:"node"`
-	Outcome    string          `db:"outcome" json:"outcome"`
-	NextNode   string          `db:"next_node" json:"next_node"`
-	StateDelta json.RawMessage `db:"state_delta" json:"state_delta"`
-	Error      string          `db:"error" json:"error,omitempty"`
-	WorkerID   string          `db:"worker_id" json:"worker_id"`
-	StartedAt  time.Time       `db:"started_at" json:"started_at"`
-	FinishedAt time.Time       `db:"finished_at" json:"finished_at"`
-}
-
-// RunSteps returns a run's step history in order.
-func (s *Store) RunSteps(ctx context.Context, runID int64) ([]RunStep, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at
-		FROM run_steps WHERE run_id = $1 ORDER BY seq`, runID)
-	if err != nil {
-		return nil, translate(err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[RunStep])
-	return out, translate(err)
 }
 
 // SupersedePending marks the case's PENDING_APPROVAL proposals SUPERSEDED
