@@ -39,7 +39,7 @@ func (s *Server) listEscalations(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("list escalations: %w", err)
 	}
 	if es == nil {
-		es = []store.Escalation{}
+		es = []store.EscalationItem{}
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"escalations": es})
 }

@@ -21,9 +21,10 @@ func TestEscalationsAssignAndResolve(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var list struct{ Escalations []store.Escalation }
+	var list struct{ Escalations []store.EscalationItem }
 	e.req("GET", "/v1/escalations", e.reviewerKey, nil).expect(http.StatusOK, "").decode(&list)
-	if len(list.Escalations) != 1 || list.Escalations[0].Reason != "agency threatened legal action" || list.Escalations[0].CaseID != c {
+	if len(list.Escalations) != 1 || list.Escalations[0].Reason != "agency threatened legal action" || list.Escalations[0].CaseID != c ||
+		list.Escalations[0].AgencyName != "Springfield Police Department" || list.Escalations[0].Subject != "Use of force reports 2025" {
 		t.Fatalf("open escalations %+v", list.Escalations)
 	}
 	id := list.Escalations[0].ID

@@ -33,15 +33,26 @@ const escalationCols = `id, case_id::bigint AS case_id, run_id, escalation_key, 
 // escalation resolved already.
 var ErrEscalationResolved = errors.New("store: escalation already resolved")
 
+// EscalationItem is an escalation with what a list shows of its case.
+type EscalationItem struct {
+	Escalation
+	AgencyName string `db:"agency_name" json:"agency_name"`
+	Subject    string `db:"subject" json:"subject"` // the case's
+}
+
 // ListEscalations returns escalations oldest first, filtered by status
-// ("" = any) and case (0 = any), at most limit.
-func (s *Store) ListEscalations(ctx context.Context, status string, caseID int64, limit int) ([]Escalation, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+escalationCols+` FROM escalations
-		WHERE ($1 = '' OR status = $1) AND ($2 = 0 OR case_id = $2) ORDER BY created_at, id LIMIT $3`, status, caseID, limit)
+// ("" = any) and case (0 = any), at most limit, each with its case's
+// agency and subject. The one list of the JSON API and the desk.
+func (s *Store) ListEscalations(ctx context.Context, status string, caseID int64, limit int) ([]EscalationItem, error) {
+	rows, err := s.pool.Query(ctx, `SELECT x.*, a.name AS agency_name, c.subject FROM (
+			SELECT `+escalationCols+` FROM escalations
+			WHERE ($1 = '' OR status = $1) AND ($2 = 0 OR case_id = $2) ORDER BY created_at, id LIMIT $3) x
+		JOIN cases c ON c.id = x.case_id JOIN agencies a ON a.id = c.agency_id
+		ORDER BY x.created_at, x.id`, status, caseID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list escalations: %w", translate(err))
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[Escalation])
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[EscalationItem])
 	if err != nil {
 		return nil, fmt.Errorf("list escalations: %w", translate(err))
 	}

@@ -86,32 +86,3 @@ func (s *Store) ReviewQueueFacets(ctx context.Context) (QueueFacets, error) {
 	}
 	return f, nil
 }
-
-// OpenEscalation is an escalation nobody has resolved yet.
-type OpenEscalation struct {
-	ID         int64     `db:"id"`
-	CaseID     int64     `db:"case_id"`
-	RunID      *int64    `db:"run_id"`
-	Reason     string    `db:"reason"`
-	Assignee   string    `db:"assignee"` // "" while unassigned
-	AgencyName string    `db:"agency_name"`
-	Subject    string    `db:"subject"`
-	CreatedAt  time.Time `db:"created_at"`
-}
-
-// OpenEscalations returns the open escalations, oldest first (at most
-// limit).
-func (s *Store) OpenEscalations(ctx context.Context, limit int) ([]OpenEscalation, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT e.id, e.case_id, e.run_id, e.reason, e.assignee, a.name AS agency_name, c.subject, e.created_at
-		FROM escalations e JOIN cases c ON c.id = e.case_id JOIN agencies a ON a.id = c.agency_id
-		WHERE e.status = 'open' ORDER BY e.created_at, e.id LIMIT $1`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("open escalations: %w", translate(err))
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[OpenEscalation])
-	if err != nil {
-		return nil, fmt.Errorf("open escalations: %w", translate(err))
-	}
-	return out, nil
-}

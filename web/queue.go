@@ -66,14 +66,14 @@ func (k *Desk) queue(w http.ResponseWriter, r *http.Request) {
 type escalationsData struct {
 	page
 	CSRF  string
-	Items []store.OpenEscalation
+	Items []store.EscalationItem
 	Gated []store.QueueItem
 }
 
 func (k *Desk) openEscalations(r *http.Request) (escalationsData, error) {
 	d := escalationsData{CSRF: sessionFrom(r.Context()).CSRFToken}
 	var err error
-	if d.Items, err = k.st.OpenEscalations(r.Context(), 1000); err != nil {
+	if d.Items, err = k.st.ListEscalations(r.Context(), "open", 0, 1000); err != nil {
 		return d, err
 	}
 	d.Gated, err = k.st.ReviewQueue(r.Context(), store.QueueFilter{Action: string(workflow.ActionEscalate)})
