@@ -82,3 +82,16 @@ func (s *Store) LastCaseEventID(ctx context.Context, caseID int64) (int64, error
 	}
 	return id, nil
 }
+
+// DeleteCaseEventsBefore deletes the live events created before before of
+// cases whose status is final (completed, closed_no_records, withdrawn);
+// a stream resuming after a deleted id still gets every later event. It
+// returns how many rows went. Run by the scheduler's retention loop.
+func (s *Store) DeleteCaseEventsBefore(ctx context.Context, before time.Time) (int64, error) {
+	ct, err := s.pool.Exec(ctx, `DELETE FROM case_events e USING cases c WHERE e.case_id = c.id
+		AND c.status IN ('completed','closed_no_records','withdrawn') AND e.created_at < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("delete case events: %w", translate(err))
+	}
+	return ct.RowsAffected(), nil
+}

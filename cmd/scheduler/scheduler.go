@@ -210,6 +210,12 @@ func (s *Scheduler) retain(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The live events of closed cases go with the same retention.
+	events, err := s.App.Store.DeleteCaseEventsBefore(ctx, now.Add(-s.App.Config.StepRetention))
+	if err != nil {
+		return int(steps), err
+	}
+	steps += events
 	rows, err := s.App.Store.DeleteDispatchedOutbox(ctx, now.Add(-24*time.Hour))
 	if err != nil {
 		return int(steps), err
