@@ -76,7 +76,7 @@ func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 		}
 		if m.AutoKind == "" && m.ParseStatus == store.ParseStatusParsed {
 			if m.SenderAllowed {
-				if _, err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
+				if err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
 					return err
 				}
 			}

@@ -251,7 +251,7 @@ func (p *Processor) onCase(ctx context.Context, tx *store.Tx, id int64, in mail.
 		return nil // shown on the case, never answered (RFC 3834)
 	}
 	if m.SenderAllowed {
-		if _, err := tx.SupersedePending(ctx, m.CaseID, 0); err != nil {
+		if err := tx.SupersedePending(ctx, m.CaseID, 0); err != nil {
 			return err
 		}
 	}

@@ -35,8 +35,13 @@ func (t caseTx) QueueEmail(ctx context.Context, e workflow.EmailSend) error {
 // committer implements workflow.Checkpointer for one task: effects,
 // checkpoint CAS, step history and the next step's outbox row in one
 // transaction (I2). It keeps the outbox rows for dispatch after commit.
+//
+// The transaction runs on the connection that holds the case lock and its
+// commit releases the lock (store.CaseLock.CommitUnlock): effects,
+// checkpoint, outbox row, COMMIT and unlock in one round trip when no
+// effect reads a result back.
 type committer struct {
-	store    *store.Store
+	lock     *store.CaseLock
 	queues   Queues
 	workerID string
 	caseID   int64
@@ -44,7 +49,7 @@ type committer struct {
 }
 
 func (c *committer) CommitStep(ctx context.Context, runID int64, fromSeq int, apply func(context.Context, workflow.CaseTx) (workflow.Checkpoint, error)) error {
-	rows, err := c.store.InTx(ctx, func(tx *store.Tx) error {
+	rows, err := c.lock.CommitUnlock(ctx, func(tx *store.Tx) error {
 		cp, err := apply(ctx, caseTx{Tx: tx, queues: c.queues})
 		if err != nil {
 			return err

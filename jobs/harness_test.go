@@ -204,7 +204,7 @@ func (h *harness) deliver(caseID int64, text string, skip bool) store.Run {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.SupersedePending(ctx, caseID, 0); err != nil {
+		if err := tx.SupersedePending(ctx, caseID, 0); err != nil {
 			return err
 		}
 		run, _, err = jobs.StartRun(ctx, tx, h.queues, store.NewRun{CaseID: caseID, Trigger: workflow.TriggerAgencyReply,

@@ -38,7 +38,8 @@ type stepBody func(ctx context.Context, run store.Run, eng *workflow.CaseEngine)
 // advisory lock and load the run in one round trip (busy → quick re-queue,
 // no retry burnt; I1), let body fence on the loaded checkpoint (I3) and run
 // one node whose effects, checkpoint and outbox rows commit in one
-// transaction (I2), release the lock, then map the outcome to the task's
+// transaction (I2) on the lock's connection, which releases the lock in the
+// same round trip (or release it without a commit), then map the outcome to the task's
 // result and dispatch the committed outbox rows (finish). handled, when not
 // nil, turns errors the task kind answers itself (a rejected decision) into
 // the task's result first.
@@ -51,7 +52,7 @@ func (h *AgentStepHandler) protocol(ctx context.Context, caseID, runID int64, bo
 	if err != nil {
 		return err
 	}
-	cm := &committer{store: h.Store, queues: h.Queues, workerID: h.WorkerID, caseID: caseID}
+	cm := &committer{lock: lock, queues: h.Queues, workerID: h.WorkerID, caseID: caseID}
 	res, err := func() (workflow.StepResult, error) {
 		defer lock.Unlock(ctx)
 		if run.CaseID != caseID {

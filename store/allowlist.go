@@ -10,7 +10,7 @@ import (
 // and whole domains "@city.gov"; the caller normalizes). The agency is
 // shared by all its cases. ErrNotFound for an unknown case.
 func (t *Tx) SetAllowedSenders(ctx context.Context, caseID int64, senders []string) error {
-	ct, err := t.tx.Exec(ctx, `UPDATE agencies SET allowed_senders = $2
+	ct, err := t.exec(ctx, `UPDATE agencies SET allowed_senders = $2
 		WHERE id = (SELECT agency_id FROM cases WHERE id = $1)`, caseID, orEmpty(senders))
 	if err != nil {
 		return fmt.Errorf("allowlist of case %d: %w", caseID, translate(err))

@@ -45,7 +45,7 @@ func (s *Store) PendingAppealsClosingBy(ctx context.Context, by time.Time, keyPr
 // AddProposalWarning appends warning to the proposal's warnings (shown in
 // the review queue) unless it is already there.
 func (t *Tx) AddProposalWarning(ctx context.Context, proposalID int64, warning string) error {
-	_, err := t.tx.Exec(ctx, `UPDATE proposals SET warnings = array_append(warnings, $2), updated_at = now()
+	_, err := t.exec(ctx, `UPDATE proposals SET warnings = array_append(warnings, $2), updated_at = now()
 		WHERE id = $1 AND NOT ($2 = ANY(warnings))`, proposalID, warning)
 	if err != nil {
 		return fmt.Errorf("warn proposal %d: %w", proposalID, translate(err))

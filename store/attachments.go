@@ -33,7 +33,7 @@ const attachmentCols = `id, message_id, case_id, part_index, filename, content_t
 // same (message, part) are left alone.
 func (t *Tx) InsertAttachments(ctx context.Context, messageID int64, caseID *int64, atts []Attachment) error {
 	for i, a := range atts {
-		_, err := t.tx.Exec(ctx, `INSERT INTO attachments (message_id, case_id, part_index, filename, content_type,
+		_, err := t.exec(ctx, `INSERT INTO attachments (message_id, case_id, part_index, filename, content_type,
 			size_bytes, sha256, oversize) VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (message_id, part_index) DO NOTHING`,
 			messageID, caseID, i, a.Filename, a.ContentType, a.SizeBytes, a.SHA256, a.Oversize)
 		if err != nil {
@@ -80,7 +80,7 @@ func (s *Store) GetAttachment(ctx context.Context, id int64) (Attachment, error)
 // run counted the attachments of message messageID as records delivered
 // (the first run to do so keeps the mark); it returns how many were marked.
 func (t *Tx) MarkRecordsDelivered(ctx context.Context, messageID, runID int64, at time.Time) (int64, error) {
-	ct, err := t.tx.Exec(ctx, `UPDATE attachments SET delivered_run_id = $2, delivered_at = $3
+	ct, err := t.exec(ctx, `UPDATE attachments SET delivered_run_id = $2, delivered_at = $3
 		WHERE message_id = $1 AND delivered_at IS NULL`, messageID, runID, at)
 	if err != nil {
 		return 0, fmt.Errorf("mark records of message %d: %w", messageID, translate(err))
@@ -103,7 +103,7 @@ type RetrievalTask struct {
 // AddRetrievalTask records a pending retrieval of url for a case (once per
 // message and URL); it reports whether a task was created.
 func (t *Tx) AddRetrievalTask(ctx context.Context, caseID, messageID, runID int64, url string) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `INSERT INTO retrieval_tasks (case_id, message_id, run_id, url) VALUES ($1,$2,$3,$4)
+	ct, err := t.exec(ctx, `INSERT INTO retrieval_tasks (case_id, message_id, run_id, url) VALUES ($1,$2,$3,$4)
 		ON CONFLICT (message_id, url) DO NOTHING`, caseID, messageID, runID, url)
 	if err != nil {
 		return false, fmt.Errorf("add retrieval task of case %d: %w", caseID, translate(err))

@@ -46,7 +46,7 @@ func (s *Store) VersionsOfCase(ctx context.Context, caseID int64) (map[int64][]P
 // autopilot mode and paused (nil leaves a value unchanged). ErrNotFound for
 // an unknown case, ErrConflict for an invalid mode.
 func (t *Tx) UpdateCaseSettings(ctx context.Context, caseID int64, mode *string, paused *bool) error {
-	ct, err := t.tx.Exec(ctx, `UPDATE cases SET autopilot_mode = COALESCE($2, autopilot_mode),
+	ct, err := t.exec(ctx, `UPDATE cases SET autopilot_mode = COALESCE($2, autopilot_mode),
 		paused = COALESCE($3, paused), updated_at = now() WHERE id = $1`, caseID, mode, paused)
 	if err != nil {
 		return fmt.Errorf("update settings of case %d: %w", caseID, translate(err))

@@ -64,7 +64,7 @@ func (t *Tx) CreateCase(ctx context.Context, n NewCase) (int64, error) {
 		jur = &j
 	}
 	var agencyID int64
-	err := t.tx.QueryRow(ctx, `
+	err := t.queryRow(ctx, `
 		INSERT INTO agencies (name, email, email_domain, portal_url, jurisdiction_code, timezone)
 		VALUES ($1, lower($2), $3, $4, $5, $6)
 		ON CONFLICT (name, email) DO UPDATE SET portal_url = excluded.portal_url,
@@ -90,12 +90,12 @@ func (t *Tx) CreateCase(ctx context.Context, n NewCase) (int64, error) {
 	var id int64
 	token := n.ReplyToken
 	if n.ReplyTokenOf != nil {
-		if err := t.tx.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('cases', 'id'))`).Scan(&id); err != nil {
+		if err := t.queryRow(ctx, `SELECT nextval(pg_get_serial_sequence('cases', 'id'))`).Scan(&id); err != nil {
 			return 0, fmt.Errorf("case id: %w", translate(err))
 		}
 		token = n.ReplyTokenOf(id)
 	}
-	err = t.tx.QueryRow(ctx, `
+	err = t.queryRow(ctx, `
 		INSERT INTO cases (id, agency_id, jurisdiction_code, subject, requested_records, scope_items, autopilot_mode,
 		                   status, reply_token, portal_url, requester_name, sent_at, due_at, next_followup_at)
 		OVERRIDING SYSTEM VALUE
@@ -191,7 +191,7 @@ func appealTerms(kind, body, citation *string, fileDays *int, fileBusiness *bool
 }
 
 // UpdateCaseFacts persists what update_constraints learned. Empty strings and
-// nil pointers leave the stored value unchanged.
+// nil pointers leave the stored value unchanged. Queued (see Tx).
 func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseFacts) error {
 	cons := make([]string, 0, len(f.Constraints))
 	for _, c := range f.Constraints {
@@ -204,7 +204,7 @@ func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseF
 	if f.ScopeItems == nil {
 		scope = nil
 	}
-	_, err = t.tx.Exec(ctx, `
+	t.later(fmt.Sprintf("update facts of case %d", caseID), `
 		UPDATE cases SET constraints = $2, scope_items = COALESCE($3, scope_items),
 		    tracking_number = COALESCE(NULLIF($4, ''), tracking_number),
 		    portal_url = COALESCE(NULLIF($5, ''), portal_url),
@@ -214,46 +214,40 @@ func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseF
 		    updated_at = now()
 		WHERE id = $1`, caseID, cons, scope, f.TrackingNumber, f.PortalURL, f.FeeCents, f.EstimatedCompletion,
 		f.DeniedAt, f.AppealDeadline)
-	if err != nil {
-		return fmt.Errorf("update facts of case %d: %w", caseID, translate(err))
-	}
 	return nil
 }
 
 // SetCaseStatus sets the case status. Leaving needs_review/awaiting_requester
 // ends tolling: the tolled days are added up and tolled_since cleared.
+// Queued (see Tx).
 func (t *Tx) SetCaseStatus(ctx context.Context, caseID int64, status string) error {
-	_, err := t.tx.Exec(ctx, `
+	t.later(fmt.Sprintf("set status of case %d", caseID), `
 		UPDATE cases SET status = $2, updated_at = now(),
 		    tolled_days = CASE WHEN tolled_since IS NOT NULL AND $2 NOT IN ('needs_review','awaiting_requester')
 		                       THEN tolled_days + floor(extract(epoch FROM now() - tolled_since) / 86400)::int ELSE tolled_days END,
 		    tolled_since = CASE WHEN $2 IN ('needs_review','awaiting_requester') THEN tolled_since END,
 		    closed_at = CASE WHEN $2 IN ('completed','closed_no_records','withdrawn') THEN now() END
 		WHERE id = $1`, caseID, status)
-	if err != nil {
-		return fmt.Errorf("set status of case %d: %w", caseID, translate(err))
-	}
 	return nil
 }
 
-// StartTolling stops the statutory clock at at unless already stopped.
+// StartTolling stops the statutory clock at at unless already stopped
+// (queued, see Tx).
 func (t *Tx) StartTolling(ctx context.Context, caseID int64, at time.Time) error {
-	_, err := t.tx.Exec(ctx, `UPDATE cases SET tolled_since = COALESCE(tolled_since, $2) WHERE id = $1`, caseID, at)
-	return translate(err)
+	t.later(fmt.Sprintf("start tolling case %d", caseID), `UPDATE cases SET tolled_since = COALESCE(tolled_since, $2) WHERE id = $1`, caseID, at)
+	return nil
 }
 
-// SaveSchedule writes the clock state of commit_state (absolute values).
+// SaveSchedule writes the clock state of commit_state (absolute values;
+// queued, see Tx).
 func (t *Tx) SaveSchedule(ctx context.Context, caseID int64, s workflow.CaseSchedule) error {
-	_, err := t.tx.Exec(ctx, `
+	t.later(fmt.Sprintf("save schedule of case %d", caseID), `
 		UPDATE cases SET status = $2, sent_at = $3, due_at = $4, next_followup_at = $5, followup_count = $6,
 		    last_followup_at = COALESCE($7, last_followup_at), tolled_since = $8, tolled_days = $9,
 		    closed_at = CASE WHEN $10 THEN COALESCE(closed_at, now()) END,
 		    appealed_at = COALESCE($11, appealed_at), updated_at = now()
 		WHERE id = $1`, caseID, s.Status, s.SentAt, s.DueAt, s.NextFollowupAt, s.FollowupCount, s.LastFollowupAt,
 		s.TolledSince, s.TolledDays, s.Closed, s.AppealedAt)
-	if err != nil {
-		return fmt.Errorf("save schedule of case %d: %w", caseID, translate(err))
-	}
 	return nil
 }
 

@@ -40,7 +40,7 @@ const decisionCols = `id, case_id, proposal_id, version, action, instruction, ed
 // InsertDecision records a decision. A second decision for the same proposal
 // version, or the same idempotency key, is ErrConflict.
 func (t *Tx) InsertDecision(ctx context.Context, d Decision) (Decision, error) {
-	rows, err := t.tx.Query(ctx, `
+	rows, err := t.query(ctx, `
 		INSERT INTO decisions (case_id, proposal_id, version, action, instruction, edited_subject, edited_text, reason,
 		                       promote_version, actor, idempotency_key, request_hash, task_id)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING `+decisionCols,
@@ -58,7 +58,7 @@ func (t *Tx) InsertDecision(ctx context.Context, d Decision) (Decision, error) {
 
 // SetDecisionTask stores the resume task id of a decision.
 func (t *Tx) SetDecisionTask(ctx context.Context, id int64, taskID string) error {
-	_, err := t.tx.Exec(ctx, `UPDATE decisions SET task_id = $2 WHERE id = $1`, id, taskID)
+	_, err := t.exec(ctx, `UPDATE decisions SET task_id = $2 WHERE id = $1`, id, taskID)
 	return translate(err)
 }
 
@@ -87,7 +87,7 @@ func (s *Store) oneDecision(ctx context.Context, q string, args ...any) (Decisio
 
 // MarkDecisionApplied records that the decision took effect.
 func (t *Tx) MarkDecisionApplied(ctx context.Context, id int64) error {
-	_, err := t.tx.Exec(ctx, `UPDATE decisions SET status = 'applied', applied_at = now() WHERE id = $1 AND status = 'accepted'`, id)
+	_, err := t.exec(ctx, `UPDATE decisions SET status = 'applied', applied_at = now() WHERE id = $1 AND status = 'accepted'`, id)
 	return translate(err)
 }
 

@@ -26,7 +26,7 @@ const (
 func (t *Tx) InsertEmailSend(ctx context.Context, e workflow.EmailSend) (bool, error) {
 	var refused bool
 	var inserted int
-	err := t.tx.QueryRow(ctx, `
+	err := t.queryRow(ctx, `
 		WITH guard AS (
 		    SELECT EXISTS (SELECT 1 FROM proposals p JOIN runs r ON r.id = p.run_id
 		        WHERE p.id = $2 AND r.replay_of IS NOT NULL
@@ -140,7 +140,7 @@ func (s *Store) BeginSend(ctx context.Context, executionKey string) (EmailSendRo
 func (s *Store) MarkSent(ctx context.Context, executionKey string, at time.Time) error {
 	_, err := s.InTx(ctx, func(tx *Tx) error {
 		var e EmailSendRow
-		rows, err := tx.tx.Query(ctx, `UPDATE email_sends SET status = 'SENT', sent_at = $2, last_error = ''
+		rows, err := tx.query(ctx, `UPDATE email_sends SET status = 'SENT', sent_at = $2, last_error = ''
 			WHERE execution_key = $1 AND status = 'SENDING' RETURNING `+emailCols, executionKey, at)
 		if err != nil {
 			return translate(err)
@@ -185,13 +185,13 @@ func (s *Store) MarkSendError(ctx context.Context, executionKey, reason string, 
 func (s *Store) FailSend(ctx context.Context, caseID int64, executionKey, reason string) (bool, error) {
 	failed := false
 	_, err := s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, s.lockNS, int32(caseID)); err != nil {
+		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, s.lockNS, int32(caseID)); err != nil {
 			return fmt.Errorf("lock case %d: %w", caseID, translate(err))
 		}
 		var proposalID, runID int64
 		var runStatus, caseStatus string
 		var to []string
-		err := tx.tx.QueryRow(ctx, `UPDATE email_sends e SET status = 'FAILED', last_error = $3
+		err := tx.queryRow(ctx, `UPDATE email_sends e SET status = 'FAILED', last_error = $3
 			FROM proposals p JOIN runs r ON r.id = p.run_id JOIN cases c ON c.id = p.case_id
 			WHERE e.execution_key = $2 AND e.case_id = $1 AND e.status IN ('QUEUED','SENDING') AND p.id = e.proposal_id
 			RETURNING e.proposal_id, p.run_id, r.status, c.status, e.to_addrs`, caseID, executionKey, reason).

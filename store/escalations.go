@@ -74,7 +74,7 @@ func (t *Tx) ResolveEscalation(ctx context.Context, id int64, by, resolution str
 }
 
 func (t *Tx) changeEscalation(ctx context.Context, id int64, q string, args ...any) (Escalation, error) {
-	rows, err := t.tx.Query(ctx, q, args...)
+	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return Escalation{}, fmt.Errorf("escalation %d: %w", id, translate(err))
 	}
@@ -86,7 +86,7 @@ func (t *Tx) changeEscalation(ctx context.Context, id int64, q string, args ...a
 		return e, fmt.Errorf("escalation %d: %w", id, translate(err))
 	}
 	var exists bool
-	if err := t.tx.QueryRow(ctx, `SELECT true FROM escalations WHERE id = $1`, id).Scan(&exists); err != nil {
+	if err := t.queryRow(ctx, `SELECT true FROM escalations WHERE id = $1`, id).Scan(&exists); err != nil {
 		return e, fmt.Errorf("escalation %d: %w", id, translate(err))
 	}
 	return e, fmt.Errorf("escalation %d: %w", id, ErrEscalationResolved)
@@ -96,7 +96,7 @@ func (t *Tx) changeEscalation(ctx context.Context, id int64, q string, args ...a
 // the webhook as queued and returns their ids (the caller writes their
 // outbox rows in the same transaction, so each is queued once).
 func (t *Tx) ClaimEscalationNotices(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := t.tx.Query(ctx, `UPDATE escalations SET notify_queued_at = now() WHERE id IN (
+	rows, err := t.query(ctx, `UPDATE escalations SET notify_queued_at = now() WHERE id IN (
 		SELECT id FROM escalations WHERE notify_queued_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
 		RETURNING id`, limit)
 	if err != nil {

@@ -38,7 +38,7 @@ type ForkSource struct {
 // LockForkSource loads run runID FOR UPDATE with its fork count and its
 // step history through step seq; ErrNotFound when the run is absent.
 func (t *Tx) LockForkSource(ctx context.Context, runID int64, seq int) (ForkSource, error) {
-	rows, err := t.tx.Query(ctx, `SELECT id, case_id, trigger, trigger_key, trigger_message_id, status, initial_state,
+	rows, err := t.query(ctx, `SELECT id, case_id, trigger, trigger_key, trigger_message_id, status, initial_state,
 		    (SELECT count(*) FROM runs f WHERE f.replay_of = r.id)::int AS forks
 		FROM runs r WHERE id = $1 FOR UPDATE`, runID)
 	if err != nil {
@@ -48,7 +48,7 @@ func (t *Tx) LockForkSource(ctx context.Context, runID int64, seq int) (ForkSour
 	if err != nil {
 		return ForkSource{}, fmt.Errorf("fork source run %d: %w", runID, translate(err))
 	}
-	rows, err = t.tx.Query(ctx, `SELECT seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at
+	rows, err = t.query(ctx, `SELECT seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at
 		FROM run_steps WHERE run_id = $1 AND seq <= $2 ORDER BY seq`, runID, seq)
 	if err != nil {
 		return ForkSource{}, fmt.Errorf("steps of run %d: %w", runID, translate(err))
@@ -74,7 +74,7 @@ type NewFork struct {
 // exists.
 func (t *Tx) CreateFork(ctx context.Context, f NewFork) (Run, error) {
 	n := f.Run
-	rows, err := t.tx.Query(ctx, `
+	rows, err := t.query(ctx, `
 		INSERT INTO runs (case_id, trigger, trigger_key, trigger_message_id, status, next_node, state, initial_state,
 		                  replay_of, replay_step, replay_by)
 		VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6, $7, $8, $9)

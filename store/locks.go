@@ -13,9 +13,10 @@ import (
 // The lock is not a fence (I3): if the connection dies the lock is silently
 // gone, which is why checkpoints advance by compare-and-set.
 type CaseLock struct {
-	conn *pgxpool.Conn
-	ns   int32
-	key  int32
+	conn     *pgxpool.Conn
+	ns       int32
+	key      int32
+	unlocked bool // CommitUnlock released the lock already
 }
 
 // TryLockCase takes the case's advisory lock without waiting. It returns
@@ -75,14 +76,46 @@ func (s *Store) tryLock(ctx context.Context, ns, key int32) (*CaseLock, error) {
 	return &CaseLock{conn: conn, ns: ns, key: key}, nil
 }
 
-// Unlock releases the lock and returns the connection to the pool. If the
-// unlock fails the connection is destroyed, which drops the lock too.
+// Unlock releases the lock (unless CommitUnlock did) and returns the
+// connection to the pool. If the unlock fails the connection is destroyed,
+// which drops the lock too.
 func (l *CaseLock) Unlock(ctx context.Context) {
-	var released bool
-	if err := l.conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, l.ns, l.key).Scan(&released); err != nil || !released {
-		_ = l.conn.Conn().Close(context.WithoutCancel(ctx))
+	if !l.unlocked {
+		var released bool
+		if err := l.conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, l.ns, l.key).Scan(&released); err != nil || !released {
+			_ = l.conn.Conn().Close(context.WithoutCancel(ctx))
+		}
 	}
 	l.conn.Release()
+}
+
+// CommitUnlock runs fn in a transaction on the lock's own connection and,
+// when fn succeeds, sends what fn queued (see Tx), COMMIT and the unlock in
+// one round trip: a step's commit happens while its session still holds
+// the case (if the session died, the lock and the transaction died
+// together). It returns the outbox rows to dispatch. On an error nothing is
+// committed unless the error came from COMMIT or the unlock after it, and
+// the lock stays held until Unlock. Unlock must still be called to return
+// the connection.
+func (l *CaseLock) CommitUnlock(ctx context.Context, fn func(tx *Tx) error) ([]OutboxRow, error) {
+	t := &Tx{conn: l.conn.Conn()}
+	if err := t.run(ctx, fn); err != nil {
+		return nil, err
+	}
+	var released bool
+	t.laterRow("unlock case", func(r pgx.Row) error { return r.Scan(&released) },
+		`SELECT pg_advisory_unlock($1, $2)`, l.ns, l.key)
+	if err := t.flush(ctx); err != nil {
+		t.rollback(ctx)
+		return nil, err
+	}
+	l.unlocked = true
+	if !released {
+		// Not ours any more (the session was replaced?): drop the session so
+		// that nothing it might still hold survives.
+		_ = l.conn.Conn().Close(context.WithoutCancel(ctx))
+	}
+	return t.outbox, nil
 }
 
 // CaseLockFree reports whether nobody holds the case's lock right now (the

@@ -73,7 +73,7 @@ func (t *Tx) InsertMessage(ctx context.Context, m Message) (int64, bool, error) 
 	}
 	hash := MessageIDHash(m.MessageID)
 	var id int64
-	err := t.tx.QueryRow(ctx, `
+	err := t.queryRow(ctx, `
 		INSERT INTO messages (case_id, direction, message_id, message_id_hash, in_reply_to, "references", from_addr, to_addrs,
 		                      subject, body_text, body_html, headers, attachments, raw_size, match_method, received_at,
 		                      raw_message_id, parse_status, parse_error, orphan_reason, sender_allowed, auto_kind)
@@ -88,7 +88,7 @@ func (t *Tx) InsertMessage(ctx context.Context, m Message) (int64, bool, error) 
 	if err = translate(err); !isNotFound(err) {
 		return 0, false, fmt.Errorf("insert message %.200s: %w", m.MessageID, err)
 	}
-	err = t.tx.QueryRow(ctx, `SELECT id FROM messages WHERE message_id_hash = $1`, hash).Scan(&id)
+	err = t.queryRow(ctx, `SELECT id FROM messages WHERE message_id_hash = $1`, hash).Scan(&id)
 	return id, false, translate(err)
 }
 
@@ -176,13 +176,13 @@ func (s *Store) queryMessages(ctx context.Context, q string, args ...any) ([]Mes
 // the case). It returns the message as assigned; ErrNotFound when the
 // message is not an orphan (already assigned or unknown).
 func (t *Tx) AssignOrphan(ctx context.Context, messageID, caseID int64) (Message, error) {
-	m, err := scanMessage(t.tx.QueryRow(ctx, `UPDATE messages m SET case_id = $2, match_method = 'manual', orphan_reason = '',
+	m, err := scanMessage(t.queryRow(ctx, `UPDATE messages m SET case_id = $2, match_method = 'manual', orphan_reason = '',
 		    sender_allowed = COALESCE((SELECT `+senderAllowedSQL("$2", "m.from_addr")+`), false)
 		WHERE m.id = $1 AND m.case_id IS NULL AND m.direction = 'inbound' RETURNING `+messageCols, messageID, caseID))
 	if err != nil {
 		return m, fmt.Errorf("orphan %d: %w", messageID, translate(err))
 	}
-	if _, err := t.tx.Exec(ctx, `UPDATE attachments SET case_id = $2 WHERE message_id = $1`, messageID, caseID); err != nil {
+	if _, err := t.exec(ctx, `UPDATE attachments SET case_id = $2 WHERE message_id = $1`, messageID, caseID); err != nil {
 		return m, fmt.Errorf("assign attachments of %d: %w", messageID, translate(err))
 	}
 	return m, nil
@@ -211,21 +211,18 @@ func (s *Store) SenderAllowed(ctx context.Context, caseID int64, addr string) (b
 }
 
 // SaveAnalysis stores the analysis of a message in a run (idempotent per run
-// and message).
+// and message; queued, see Tx).
 func (t *Tx) SaveAnalysis(ctx context.Context, caseID, messageID, runID int64, a workflow.Analysis) error {
 	full, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, `
+	t.later(fmt.Sprintf("save analysis of message %d", messageID), `
 		INSERT INTO response_analyses (case_id, message_id, run_id, class, confidence, sentiment, fee_cents, deadline,
 		                               tracking_number, analyzer, full_analysis)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8::date,$9,$10,$11)
 		ON CONFLICT (run_id, message_id) DO UPDATE SET full_analysis = excluded.full_analysis`,
 		caseID, messageID, runID, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full)
-	if err != nil {
-		return fmt.Errorf("save analysis of message %d: %w", messageID, translate(err))
-	}
 	return nil
 }
 

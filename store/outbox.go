@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,20 +25,21 @@ type OutboxRow struct {
 
 // InsertOutbox adds a row; a row with the same TaskID already present is
 // left alone (the insert is idempotent). The row is remembered for dispatch
-// after commit either way.
+// after commit either way. Queued (see Tx): its ID and CreatedAt are set
+// when the transaction's next statement or commit has run.
 func (t *Tx) InsertOutbox(ctx context.Context, r OutboxRow) error {
 	if r.ProcessAt.IsZero() {
 		r.ProcessAt = time.Now().UTC()
 	}
-	err := t.tx.QueryRow(ctx, `
+	i := len(t.outbox)
+	t.outbox = append(t.outbox, r)
+	t.laterRow("insert outbox "+r.TaskID, func(row pgx.Row) error {
+		return row.Scan(&t.outbox[i].ID, &t.outbox[i].CreatedAt)
+	}, `
 		INSERT INTO outbox (task_type, task_id, payload, queue, process_at)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (task_id) DO UPDATE SET task_id = excluded.task_id
-		RETURNING id, created_at`, r.TaskType, r.TaskID, r.Payload, r.Queue, r.ProcessAt).Scan(&r.ID, &r.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("insert outbox %s: %w", r.TaskID, translate(err))
-	}
-	t.outbox = append(t.outbox, r)
+		RETURNING id, created_at`, r.TaskType, r.TaskID, r.Payload, r.Queue, r.ProcessAt)
 	return nil
 }
 

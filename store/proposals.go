@@ -20,10 +20,10 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 	reasoning, _ := json.Marshal(orEmpty(p.Reasoning))
 	var id int64
 	var cur int
-	err := t.tx.QueryRow(ctx, `SELECT id, current_version FROM proposals WHERE proposal_key = $1 FOR UPDATE`, p.Key).Scan(&id, &cur)
+	err := t.queryRow(ctx, `SELECT id, current_version FROM proposals WHERE proposal_key = $1 FOR UPDATE`, p.Key).Scan(&id, &cur)
 	switch {
 	case err == pgx.ErrNoRows:
-		err = t.tx.QueryRow(ctx, `
+		err = t.queryRow(ctx, `
 			INSERT INTO proposals (case_id, run_id, proposal_key, action_type, trigger_message_id, current_version, status,
 			    reasoning, confidence, risk_flags, warnings, pause_reason, can_auto_execute, requires_human, human_task,
 			    fee_cents, adjustment_count, approved_by, approved_at)
@@ -44,27 +44,21 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 			p.Version = cur
 			break
 		}
-		_, err = t.tx.Exec(ctx, `
+		t.later("update proposal "+p.Key, `
 			UPDATE proposals SET current_version = $2, status = $3, adjustment_count = $4, updated_at = now(),
 			    risk_flags = CASE WHEN $5 THEN $6 ELSE risk_flags END,
 			    warnings = CASE WHEN $5 THEN $7 ELSE warnings END
 			WHERE id = $1`, id, p.Version, p.Status, p.AdjustmentCount, p.VersionSource != workflow.SourceHumanEdited,
 			orEmpty(p.RiskFlags), orEmpty(p.Warnings))
-		if err != nil {
-			return workflow.ProposalRecord{}, fmt.Errorf("update proposal %s: %w", p.Key, translate(err))
-		}
 	}
 	source := p.VersionSource
 	if source == "" {
 		source = workflow.SourceAIGenerated
 	}
-	_, err = t.tx.Exec(ctx, `
+	t.later(fmt.Sprintf("insert version %d of proposal %s", p.Version, p.Key), `
 		INSERT INTO proposal_versions (proposal_id, version, source, subject, body_text, body_html, feedback, author, promoted_from)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT (proposal_id, version) DO NOTHING`,
 		id, p.Version, source, p.Subject, p.BodyText, p.BodyHTML, p.Feedback, p.Author, nilIfZero(int64(p.PromotedFrom)))
-	if err != nil {
-		return workflow.ProposalRecord{}, fmt.Errorf("insert version %d of proposal %s: %w", p.Version, p.Key, translate(err))
-	}
 	return workflow.ProposalRecord{ID: id, CaseID: p.CaseID, RunID: p.RunID, Key: p.Key, Action: p.Action,
 		Status: p.Status, CurrentVersion: p.Version, AdjustmentCount: p.AdjustmentCount, HumanTask: p.HumanTask,
 		FeeCents: p.FeeCents, Subject: p.Subject, BodyText: p.BodyText, BodyHTML: p.BodyHTML}, nil
@@ -73,7 +67,7 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 // SetProposalStatus moves a proposal to status (approvedBy recorded for
 // APPROVED).
 func (t *Tx) SetProposalStatus(ctx context.Context, id int64, status, approvedBy string) error {
-	_, err := t.tx.Exec(ctx, `UPDATE proposals SET status = $2, updated_at = now(),
+	_, err := t.exec(ctx, `UPDATE proposals SET status = $2, updated_at = now(),
 		approved_by = CASE WHEN $2 = 'APPROVED' THEN $3 ELSE approved_by END,
 		approved_at = CASE WHEN $2 = 'APPROVED' THEN now() ELSE approved_at END
 		WHERE id = $1`, id, status, approvedBy)
@@ -87,7 +81,7 @@ func (t *Tx) SetProposalStatus(ctx context.Context, id int64, status, approvedBy
 // returns false when the proposal is not APPROVED any more (already executed,
 // dismissed, superseded): nothing changes then (I5).
 func (t *Tx) ClaimExecution(ctx context.Context, id int64, executionKey string) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `UPDATE proposals SET status = 'EXECUTED', execution_key = $2, executed_at = now(), updated_at = now()
+	ct, err := t.exec(ctx, `UPDATE proposals SET status = 'EXECUTED', execution_key = $2, executed_at = now(), updated_at = now()
 		WHERE id = $1 AND status = 'APPROVED' AND execution_key IS NULL`, id, executionKey)
 	if err != nil {
 		return false, fmt.Errorf("claim execution of proposal %d: %w", id, translate(err))

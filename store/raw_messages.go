@@ -41,7 +41,7 @@ const rawCols = `id, sha256, size_bytes, provider, deliveries, status, oversize,
 // blobstore. The same bytes delivered again return the first row with
 // created=false (its deliveries count goes up).
 func (t *Tx) InsertRawMessage(ctx context.Context, sha256 string, size int64, provider string, oversize bool) (RawMessage, bool, error) {
-	rows, err := t.tx.Query(ctx, `
+	rows, err := t.query(ctx, `
 		INSERT INTO raw_messages (sha256, size_bytes, provider, oversize) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (sha256) DO UPDATE SET deliveries = raw_messages.deliveries + 1
 		RETURNING `+rawCols+`, (xmax = 0) AS created`, sha256, size, provider, oversize)
@@ -88,7 +88,7 @@ func (s *Store) CountParseAttempt(ctx context.Context, id int64) (int, error) {
 // when the row had already left received (a duplicate task): the caller's
 // transaction must then roll back.
 func (t *Tx) FinishRawMessage(ctx context.Context, id int64, status string, messageRowID int64, parseError string) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `UPDATE raw_messages SET status = $2, message_row_id = $3, parse_error = $4, parsed_at = now()
+	ct, err := t.exec(ctx, `UPDATE raw_messages SET status = $2, message_row_id = $3, parse_error = $4, parsed_at = now()
 		WHERE id = $1 AND status = 'received'`, id, status, messageRowID, parseError)
 	if err != nil {
 		return false, fmt.Errorf("finish raw message %d: %w", id, translate(err))

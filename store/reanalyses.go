@@ -29,7 +29,7 @@ type Reanalysis struct {
 // InsertReanalysis records a queued re-analysis of message messageID.
 func (t *Tx) InsertReanalysis(ctx context.Context, messageID int64, requestedBy string) (int64, error) {
 	var id int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO reanalyses (message_id, requested_by) VALUES ($1, $2) RETURNING id`,
+	err := t.queryRow(ctx, `INSERT INTO reanalyses (message_id, requested_by) VALUES ($1, $2) RETURNING id`,
 		messageID, requestedBy).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("queue reanalysis of message %d: %w", messageID, translate(err))
@@ -68,13 +68,13 @@ type Reparsed struct {
 // returns false when the re-analysis was already finished (a duplicate
 // task).
 func (t *Tx) FinishReanalysis(ctx context.Context, id, caseID, messageID int64, p Reparsed, atts []Attachment, a workflow.Analysis) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `UPDATE reanalyses SET status = 'done', finished_at = now() WHERE id = $1 AND status = 'queued'`, id)
+	ct, err := t.exec(ctx, `UPDATE reanalyses SET status = 'done', finished_at = now() WHERE id = $1 AND status = 'queued'`, id)
 	if err != nil || ct.RowsAffected() == 0 {
 		return false, translate(err)
 	}
 	headers, _ := json.Marshal(p.Headers)
 	metas, _ := json.Marshal(orEmptyAttachments(p.Attachments))
-	_, err = t.tx.Exec(ctx, `UPDATE messages SET subject = $2, body_text = $3, body_html = $4, headers = $5, attachments = $6,
+	_, err = t.exec(ctx, `UPDATE messages SET subject = $2, body_text = $3, body_html = $4, headers = $5, attachments = $6,
 		    parse_status = $7, parse_error = $8 WHERE id = $1`, messageID, p.Subject, p.Text, p.HTML, headers, metas,
 		p.ParseStatus, p.ParseError)
 	if err != nil {
@@ -89,7 +89,7 @@ func (t *Tx) FinishReanalysis(ctx context.Context, id, caseID, messageID int64, 
 		return false, err
 	}
 	var aid int64
-	err = t.tx.QueryRow(ctx, `
+	err = t.queryRow(ctx, `
 		INSERT INTO response_analyses (case_id, message_id, run_id, reanalysis_id, class, confidence, sentiment, fee_cents,
 		                               deadline, tracking_number, analyzer, full_analysis)
 		VALUES ($1,$2,NULL,$3,$4,$5,$6,$7,$8::date,$9,$10,$11) RETURNING id`,
@@ -97,7 +97,7 @@ func (t *Tx) FinishReanalysis(ctx context.Context, id, caseID, messageID int64, 
 	if err != nil {
 		return false, fmt.Errorf("save reanalysis %d: %w", id, translate(err))
 	}
-	_, err = t.tx.Exec(ctx, `UPDATE reanalyses SET analysis_id = $2 WHERE id = $1`, id, aid)
+	_, err = t.exec(ctx, `UPDATE reanalyses SET analysis_id = $2 WHERE id = $1`, id, aid)
 	return err == nil, translate(err)
 }
 

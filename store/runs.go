@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -51,7 +53,7 @@ type NewRun struct {
 // CreateRun inserts a queued run at step 0, or returns the existing run with
 // the same trigger key (created=false).
 func (t *Tx) CreateRun(ctx context.Context, n NewRun) (Run, bool, error) {
-	rows, err := t.tx.Query(ctx, `
+	rows, err := t.query(ctx, `
 		INSERT INTO runs (case_id, trigger, trigger_key, trigger_message_id, status, next_node, state, initial_state)
 		VALUES ($1, $2, $3, $4, 'queued', $5, $6, $6)
 		ON CONFLICT (trigger_key) DO NOTHING
@@ -66,7 +68,7 @@ func (t *Tx) CreateRun(ctx context.Context, n NewRun) (Run, bool, error) {
 	if err != pgx.ErrNoRows {
 		return Run{}, false, fmt.Errorf("create run %s: %w", n.TriggerKey, translate(err))
 	}
-	rows, err = t.tx.Query(ctx, `SELECT `+runCols+` FROM runs WHERE trigger_key = $1`, n.TriggerKey)
+	rows, err = t.query(ctx, `SELECT `+runCols+` FROM runs WHERE trigger_key = $1`, n.TriggerKey)
 	if err != nil {
 		return Run{}, false, translate(err)
 	}
@@ -97,8 +99,10 @@ func (s *Store) OlderActiveRun(ctx context.Context, caseID, runID int64) (bool, 
 }
 
 // AdvanceRun moves the run's checkpoint from cp.FromSeq to cp.ToSeq() by
-// compare-and-set (I3) and records the step. It returns
-// workflow.ErrStaleCheckpoint when the run is no longer at cp.FromSeq.
+// compare-and-set (I3) and records the step. It is queued (see Tx): the
+// transaction's next statement or its commit returns
+// workflow.ErrStaleCheckpoint when the run is no longer at cp.FromSeq, and
+// nothing commits then.
 func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID string) error {
 	var interrupt any
 	if cp.Interrupt != nil {
@@ -109,45 +113,53 @@ func (t *Tx) AdvanceRun(ctx context.Context, cp workflow.Checkpoint, workerID st
 	if delta == nil {
 		delta = json.RawMessage("{}")
 	}
-	// One round-trip: the compare-and-set and the history row together; no
-	// row inserted means the checkpoint had moved.
-	ct, err := t.tx.Exec(ctx, `
+	// One statement: the compare-and-set and the history row together; no
+	// row inserted means the checkpoint had moved, and stale_checkpoint
+	// (migration 00073) aborts the transaction with SQLSTATE FF409.
+	t.laterFail(func(err error) error {
+		if pgCode(err) == staleCheckpointCode {
+			return fmt.Errorf("advance run %d from step %d: %w", cp.RunID, cp.FromSeq, workflow.ErrStaleCheckpoint)
+		}
+		return fmt.Errorf("advance run %d: %w", cp.RunID, translate(err))
+	}, `
 		WITH advanced AS (
 		    UPDATE runs SET status = $3, next_node = $4, step_seq = $2 + 1, state = $5, interrupt = $6,
 		           error = $7, updated_at = now(), dispatch_gen = 0,
 		           finished_at = CASE WHEN $3 IN ('completed','failed','superseded','cancelled') THEN now() END
 		    WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running','parked')
-		    RETURNING id)
-		INSERT INTO run_steps (run_id, seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at)
-		SELECT id, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM advanced`,
+		    RETURNING id),
+		steps AS (
+		    INSERT INTO run_steps (run_id, seq, node, outcome, next_node, state_delta, error, worker_id, started_at, finished_at)
+		    SELECT id, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM advanced
+		    RETURNING run_id)
+		SELECT stale_checkpoint($1, $2) WHERE NOT EXISTS (SELECT FROM steps)`,
 		cp.RunID, cp.FromSeq, cp.Status, cp.NextNode, cp.State, interrupt, cp.Error,
 		st.Seq, st.Node, st.Outcome, st.NextNode, delta, st.Error, workerID, st.StartedAt, st.FinishedAt)
-	if err != nil {
-		return fmt.Errorf("advance run %d: %w", cp.RunID, translate(err))
-	}
-	if ct.RowsAffected() == 0 {
-		return workflow.ErrStaleCheckpoint
-	}
 	return nil
+}
+
+// staleCheckpointCode is the SQLSTATE of stale_checkpoint (migration 00073).
+const staleCheckpointCode = "FF409"
+
+// pgCode is the SQLSTATE of err, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
 }
 
 // SupersedePending marks the case's PENDING_APPROVAL proposals SUPERSEDED
 // and its parked runs superseded, for runs older than beforeRunID (0: all),
 // because a newer agency reply arrived. The run's step_seq moves too, which
-// fences off any resume in flight (I3). It returns the number of proposals
-// superseded.
-func (t *Tx) SupersedePending(ctx context.Context, caseID, beforeRunID int64) (int64, error) {
-	ct, err := t.tx.Exec(ctx, `UPDATE proposals SET status = 'SUPERSEDED', updated_at = now()
+// fences off any resume in flight (I3). Queued (see Tx).
+func (t *Tx) SupersedePending(ctx context.Context, caseID, beforeRunID int64) error {
+	t.later(fmt.Sprintf("supersede proposals of case %d", caseID), `UPDATE proposals SET status = 'SUPERSEDED', updated_at = now()
 		WHERE case_id = $1 AND status = 'PENDING_APPROVAL' AND ($2 = 0 OR run_id < $2)`, caseID, beforeRunID)
-	if err != nil {
-		return 0, fmt.Errorf("supersede proposals of case %d: %w", caseID, translate(err))
-	}
-	_, err = t.tx.Exec(ctx, `UPDATE runs SET status = 'superseded', step_seq = step_seq + 1, updated_at = now(), finished_at = now()
+	t.later(fmt.Sprintf("supersede runs of case %d", caseID), `UPDATE runs SET status = 'superseded', step_seq = step_seq + 1, updated_at = now(), finished_at = now()
 		WHERE case_id = $1 AND status = 'parked' AND ($2 = 0 OR id < $2)`, caseID, beforeRunID)
-	if err != nil {
-		return 0, fmt.Errorf("supersede runs of case %d: %w", caseID, translate(err))
-	}
-	return ct.RowsAffected(), nil
+	return nil
 }
 
 // StrandedCandidates returns queued/running runs not updated since before
@@ -226,7 +238,7 @@ func (s *Store) FailRun(ctx context.Context, runID int64, seq int, node, reason,
 	_, err := s.InTx(ctx, func(tx *Tx) error {
 		var caseID int64
 		var next string
-		err := tx.tx.QueryRow(ctx, `UPDATE runs SET status = 'failed', error = $3, step_seq = step_seq + 1,
+		err := tx.queryRow(ctx, `UPDATE runs SET status = 'failed', error = $3, step_seq = step_seq + 1,
 			updated_at = now(), finished_at = now() WHERE id = $1 AND step_seq = $2 AND status IN ('queued','running')
 			RETURNING case_id, next_node`, runID, seq, reason).Scan(&caseID, &next)
 		if node == "" {
@@ -239,7 +251,7 @@ func (s *Store) FailRun(ctx context.Context, runID int64, seq int, node, reason,
 			return translate(err)
 		}
 		now := time.Now().UTC()
-		if _, err := tx.tx.Exec(ctx, `INSERT INTO run_steps (run_id, seq, node, outcome, error, worker_id, started_at, finished_at)
+		if _, err := tx.exec(ctx, `INSERT INTO run_steps (run_id, seq, node, outcome, error, worker_id, started_at, finished_at)
 			VALUES ($1,$2,$3,'error',$4,$5,$6,$6)`, runID, seq, node, reason, workerID, now); err != nil {
 			return translate(err)
 		}

@@ -21,7 +21,7 @@ type StaleDigest struct {
 // digest listing no proposal is recorded as delivered: there is nothing to
 // post. The caller writes the digest's outbox row in the same transaction.
 func (t *Tx) ClaimStaleDigest(ctx context.Context, day time.Time, proposals int, body json.RawMessage) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `INSERT INTO stale_digests (day, proposals, body, delivered_at)
+	ct, err := t.exec(ctx, `INSERT INTO stale_digests (day, proposals, body, delivered_at)
 		VALUES ($1::date, $2, $3, CASE WHEN $2 = 0 THEN now() END) ON CONFLICT (day) DO NOTHING`,
 		day.UTC().Format(time.DateOnly), proposals, body)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // bytes (rawMessageID), before anything is parsed: a delivery that later
 // fails to parse has still used its token.
 func (t *Tx) ClaimWebhookToken(ctx context.Context, provider, token string, rawMessageID int64) (bool, error) {
-	ct, err := t.tx.Exec(ctx, `INSERT INTO webhook_tokens (provider, token, raw_message_id) VALUES ($1, $2, $3)
+	ct, err := t.exec(ctx, `INSERT INTO webhook_tokens (provider, token, raw_message_id) VALUES ($1, $2, $3)
 		ON CONFLICT (token) DO NOTHING`, provider, token, rawMessageID)
 	if err != nil {
 		return false, fmt.Errorf("claim webhook token: %w", translate(err))

@@ -137,8 +137,7 @@ func (d *Deps) loadContext(ctx context.Context, env Env, s CaseState) (CaseOutco
 	// A reply that arrived while an older run was mid-flight: the older run's
 	// gate is stale now.
 	return CaseOutcome{State: s, Route: Next(NodeClassifyInbound), Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
-		_, err := tx.SupersedePending(ctx, s.CaseID, env.RunID)
-		return err
+		return tx.SupersedePending(ctx, s.CaseID, env.RunID)
 	}}, nil
 }
 

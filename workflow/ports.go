@@ -199,7 +199,7 @@ type CaseTx interface {
 	SaveSchedule(ctx context.Context, caseID int64, s CaseSchedule) error
 	// SupersedePending marks pending proposals and parked runs of the case
 	// older than runID superseded (a newer reply arrived).
-	SupersedePending(ctx context.Context, caseID, beforeRunID int64) (int64, error)
+	SupersedePending(ctx context.Context, caseID, beforeRunID int64) error
 	// StartTolling stops the statutory clock from at, unless already stopped
 	// (the case waits on us: a fee or a clarification is pending).
 	StartTolling(ctx context.Context, caseID int64, at time.Time) error

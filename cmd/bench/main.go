@@ -24,7 +24,8 @@
 // where runs/s, steps/s and ratio (steps/s over the ceiling) come from the
 // full-load phase, idle_p50_ms from the idle phase, half_p99_ms from the
 // half-load phase (inbound→parked), and queries_per_step from the worker's
-// query counter over the full-load phase.
+// query counter over the full-load phase: Postgres round trips, a batch of
+// statements counting once (the statements per step are printed above it).
 //
 // With -scale it instead inserts 100,000 cases in bulk (10,000 with a
 // follow-up date in the past), starts the scheduler and measures how long its

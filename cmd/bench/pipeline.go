@@ -170,6 +170,10 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	if err != nil {
 		return err
 	}
+	s0, err := scrape(ctx, b.metricsURL, "foiaflow_db_statements_total")
+	if err != nil {
+		return err
+	}
 	step("full load: posting %d corpus replies from %d concurrent posters", len(full), o.posters)
 	var prof chan error
 	if o.pprof {
@@ -198,7 +202,12 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	if err != nil {
 		return err
 	}
+	s1, err := scrape(ctx, b.metricsURL, "foiaflow_db_statements_total")
+	if err != nil {
+		return err
+	}
 	qps := (q1 - q0) / float64(max(fs.steps, 1))
+	sps := (s1 - s0) / float64(max(fs.steps, 1))
 	if prof != nil {
 		if err := <-prof; err != nil {
 			fmt.Println("    cpu profile:", err)
@@ -242,7 +251,7 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	}
 	printTable(rows)
 	ratio := fs.stepsPerSec() / ceil.perSec
-	fmt.Printf("Postgres queries per step (worker, full load): %.1f\n", qps)
+	fmt.Printf("Postgres queries (round trips) per step (worker, full load): %.1f; statements per step: %.1f\n", qps, sps)
 	fmt.Printf("worker RSS at end: %.0f MiB\n", rss)
 	fmt.Println(cpuNote)
 	fmt.Printf("targets: ratio >= 0.6 (%.2f), idle p50 <= 50 ms (%s), half-load p99 <= 250 ms (%s)\n",

@@ -73,7 +73,11 @@ func NewWorker(a *app.App) (*Worker, error) {
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})
 	if q := a.Queries; q != nil {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "foiaflow_db_queries_total",
-			Help: "Postgres queries sent by this worker (DB_TRACE_COUNT)."}, func() float64 { return float64(q.Count()) }))
+			Help: "Postgres round trips of this worker: queries, and batches of statements (DB_TRACE_COUNT)."},
+			func() float64 { return float64(q.Count()) }))
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "foiaflow_db_statements_total",
+			Help: "Postgres statements sent by this worker, alone or in batches (DB_TRACE_COUNT)."},
+			func() float64 { return float64(q.Statements()) }))
 	}
 	ops, hm := app.OpsServer(c.WorkerMetricsAddr, reg, a.Log.Named("ops"),
 		app.Check{Name: "postgres", Ping: a.Store.Ping},
