@@ -68,8 +68,8 @@ func (h *AgentResumeHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if err != nil {
 		return err
 	}
-	body := func(ctx context.Context, run store.Run, eng *workflow.CaseEngine) (workflow.StepResult, error) {
-		if reason := staleReason(run, d); reason != "" {
+	body := func(ctx context.Context, run store.LockedRun, eng *workflow.CaseEngine) (workflow.StepResult, error) {
+		if reason := staleReason(run.Run, d); reason != "" {
 			return workflow.StepResult{}, rejectError(reason)
 		}
 		return eng.Resume(ctx, run.RunState(), run.StepSeq, workflow.NodeResume, h.Deps.ResumeNode(humanDecision(d, prop)))

@@ -77,18 +77,12 @@ func (h *AgentStepHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		}
 		caseID = run.CaseID
 	}
-	return h.protocol(ctx, caseID, p.RunID, func(ctx context.Context, run store.Run, eng *workflow.CaseEngine) (workflow.StepResult, error) {
+	return h.protocol(ctx, caseID, p.RunID, func(ctx context.Context, run store.LockedRun, eng *workflow.CaseEngine) (workflow.StepResult, error) {
 		if run.StepSeq != p.StepSeq || !run.Status.Active() {
 			return workflow.StepResult{}, workflow.ErrStaleCheckpoint
 		}
-		if p.StepSeq == 0 {
-			older, err := h.Store.OlderActiveRun(ctx, run.CaseID, run.ID)
-			if err != nil {
-				return workflow.StepResult{}, err
-			}
-			if older {
-				return workflow.StepResult{}, errCaseBusy
-			}
+		if p.StepSeq == 0 && run.OlderActive {
+			return workflow.StepResult{}, errCaseBusy
 		}
 		return eng.Step(ctx, run.RunState(), p.StepSeq)
 	}, nil)

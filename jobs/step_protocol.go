@@ -31,18 +31,19 @@ func decodePayload[P any](t *asynq.Task, valid func(P) bool) (P, error) {
 // stepBody is what one task kind does inside the step protocol: fence the
 // run it loaded under the case lock, then make one engine call (Step or
 // Resume) whose commit goes through eng's Checkpointer.
-type stepBody func(ctx context.Context, run store.Run, eng *workflow.CaseEngine) (workflow.StepResult, error)
+type stepBody func(ctx context.Context, run store.LockedRun, eng *workflow.CaseEngine) (workflow.StepResult, error)
 
 // protocol is the step protocol every agent task goes through (agent:step,
 // agent:resume, and the reaper's re-dispatches of both): claim the case's
-// advisory lock and load the run in one round trip (busy → quick re-queue,
-// no retry burnt; I1), let body fence on the loaded checkpoint (I3) and run
-// one node whose effects, checkpoint and outbox rows commit in one
-// transaction (I2) on the lock's connection, which releases the lock in the
-// same round trip (or release it without a commit), then map the outcome to the task's
-// result and dispatch the committed outbox rows (finish). handled, when not
-// nil, turns errors the task kind answers itself (a rejected decision) into
-// the task's result first.
+// advisory lock and load the run and its case in one round trip (busy →
+// quick re-queue, no retry burnt; I1), let body fence on the loaded
+// checkpoint (I3) and run one node whose effects, checkpoint and outbox rows
+// commit in one transaction (I2) on the lock's connection, whose last round
+// trip also releases the lock (without a commit, the lock is released
+// alone), then map the outcome to the task's result and dispatch the
+// committed outbox rows (finish). handled, when not nil, turns errors the
+// task kind answers itself (a rejected decision) into the task's result
+// first.
 func (h *AgentStepHandler) protocol(ctx context.Context, caseID, runID int64, body stepBody, handled func(error) (bool, error)) error {
 	start := time.Now()
 	lock, run, err := h.Store.TryLockCaseRun(ctx, caseID, runID)
@@ -59,7 +60,8 @@ func (h *AgentStepHandler) protocol(ctx context.Context, caseID, runID int64, bo
 			return workflow.StepResult{}, fmt.Errorf("run %d belongs to case %d, not %d: %w", runID, run.CaseID, caseID, asynq.SkipRetry)
 		}
 		eng := workflow.CaseEngine{Graph: h.Graph, CP: cm, Memo: h.Store, Clock: h.Clock}
-		return body(ctx, run, &eng)
+		// The node's first LoadCase answers with the case read with the lock.
+		return body(store.WithCase(ctx, run.Case), run, &eng)
 	}()
 	if handled != nil {
 		if ok, herr := handled(err); ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -123,17 +124,33 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// LoadCase loads the graph's view of a case (workflow.CaseReader).
+// LoadCase loads the graph's view of a case (workflow.CaseReader). Inside
+// a step whose case was read with its lock (WithCase), the first call for
+// that case returns that read instead of another round trip.
 func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord, error) {
-	var c workflow.CaseRecord
-	var records, scope []byte
-	var constraints []string
-	var jur, statute, appealKind *string
-	var est *time.Time
-	var fileDays, decideDays *int
-	var fileBusiness, decideBusiness *bool
-	var appealBody, appealCitation *string
-	err := s.pool.QueryRow(ctx, `
+	if p, ok := ctx.Value(prefetchedKey{}).(*prefetchedCase); ok && p.rec.CaseID == caseID && p.used.CompareAndSwap(false, true) {
+		return p.rec, nil
+	}
+	return scanCaseRecord(s.pool.QueryRow(ctx, caseRecordSQL, caseID), caseID)
+}
+
+// prefetchedCase is a case record read under the case lock, answered once.
+type prefetchedCase struct {
+	rec  workflow.CaseRecord
+	used atomic.Bool
+}
+
+type prefetchedKey struct{}
+
+// WithCase returns ctx carrying c, read under the case's lock in the same
+// round trip as the lock (TryLockCaseRun): the next LoadCase of c.CaseID
+// through the returned context answers with c, later ones read again.
+func WithCase(ctx context.Context, c workflow.CaseRecord) context.Context {
+	return context.WithValue(ctx, prefetchedKey{}, &prefetchedCase{rec: c})
+}
+
+// caseRecordSQL reads the graph's view of case $1 (scanCaseRecord).
+const caseRecordSQL = `
 		SELECT c.id, a.name, a.email, c.jurisdiction_code, j.statute_citation, c.subject, c.requested_records, c.scope_items,
 		       c.constraints, c.tracking_number, c.portal_url, c.requester_name, c.sent_at, c.fee_cents,
 		       c.autopilot_mode, c.status, c.paused, c.reply_token, a.timezone, c.due_at, c.next_followup_at,
@@ -147,7 +164,19 @@ func (s *Store) LoadCase(ctx context.Context, caseID int64) (workflow.CaseRecord
 		       j.appeal_decide_days, j.appeal_decide_business_days, c.denied_at, c.appeal_deadline, c.appealed_at
 		FROM cases c JOIN agencies a ON a.id = c.agency_id
 		LEFT JOIN jurisdictions j ON j.code = c.jurisdiction_code
-		WHERE c.id = $1`, caseID).Scan(
+		WHERE c.id = $1`
+
+// scanCaseRecord scans the row of caseRecordSQL.
+func scanCaseRecord(row pgx.Row, caseID int64) (workflow.CaseRecord, error) {
+	var c workflow.CaseRecord
+	var records, scope []byte
+	var constraints []string
+	var jur, statute, appealKind *string
+	var est *time.Time
+	var fileDays, decideDays *int
+	var fileBusiness, decideBusiness *bool
+	var appealBody, appealCitation *string
+	err := row.Scan(
 		&c.CaseID, &c.AgencyName, &c.AgencyEmail, &jur, &statute, &c.Subject, &records, &scope,
 		&constraints, &c.TrackingNumber, &c.PortalURL, &c.RequesterName, &c.SentAt, &c.FeeCents,
 		&c.AutopilotMode, &c.Status, &c.Paused, &c.ReplyToken, &c.AgencyTimezone, &c.DueAt, &c.NextFollowupAt,

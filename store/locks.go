@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // CaseLock is a held per-case advisory lock on its own dedicated connection.
@@ -166,33 +168,61 @@ func (l *LeaderLock) Release(ctx context.Context) {
 	l.conn.Release()
 }
 
-// TryLockCaseRun takes the case's advisory lock and reads the run in one
-// round-trip (the step handler's hot path). It returns ErrNotFound when the
-// run does not exist (no lock is taken then) and ErrLockBusy when another
-// session holds the case.
-func (s *Store) TryLockCaseRun(ctx context.Context, caseID, runID int64) (*CaseLock, Run, error) {
+// LockedRun is what TryLockCaseRun read in the round trip that took the
+// lock.
+type LockedRun struct {
+	Run
+	// OlderActive: the case has a queued or running run older than this one
+	// (runs of one case execute in order).
+	OlderActive bool
+	// Case is the graph's view of the run's case (LoadCase); pass it on with
+	// WithCase.
+	Case workflow.CaseRecord
+}
+
+// TryLockCaseRun takes the case's advisory lock and reads the run and its
+// case in one round trip (the step handler's hot path). It returns
+// ErrNotFound when the run does not exist (no lock is taken then) and
+// ErrLockBusy when another session holds the case.
+func (s *Store) TryLockCaseRun(ctx context.Context, caseID, runID int64) (*CaseLock, LockedRun, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, Run{}, fmt.Errorf("acquire lock connection: %w", translate(err))
+		return nil, LockedRun{}, fmt.Errorf("acquire lock connection: %w", translate(err))
 	}
-	rows, err := conn.Query(ctx, `SELECT pg_try_advisory_lock($1, $2) AS locked, `+runCols+` FROM runs WHERE id = $3`,
-		s.lockNS, int32(caseID), runID)
-	if err != nil {
-		conn.Release()
-		return nil, Run{}, fmt.Errorf("lock case %d and read run %d: %w", caseID, runID, translate(err))
-	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_try_advisory_lock($1, $2) AS locked,
+		EXISTS (SELECT FROM runs o WHERE o.case_id = runs.case_id AND o.id < runs.id AND o.status IN ('queued','running')) AS older_active,
+		`+runCols+` FROM runs WHERE id = $3`, s.lockNS, int32(caseID), runID)
+	b.Queue(caseRecordSQL, caseID)
+	br := conn.SendBatch(ctx, b)
 	type lockedRun struct {
-		Locked bool `db:"locked"`
+		Locked      bool `db:"locked"`
+		OlderActive bool `db:"older_active"`
 		Run
 	}
-	lr, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[lockedRun])
-	if err != nil {
-		conn.Release()
-		return nil, Run{}, fmt.Errorf("run %d: %w", runID, translate(err))
+	var lr lockedRun
+	rows, err := br.Query()
+	if err == nil {
+		lr, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[lockedRun])
 	}
-	if !lr.Locked {
-		conn.Release()
-		return nil, Run{}, ErrLockBusy
+	var c workflow.CaseRecord
+	if err == nil {
+		c, err = scanCaseRecord(br.QueryRow(), caseID)
 	}
-	return &CaseLock{conn: conn, ns: s.lockNS, key: int32(caseID)}, lr.Run, nil
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	l := &CaseLock{conn: conn, ns: s.lockNS, key: int32(caseID)}
+	switch {
+	case err != nil && lr.Locked:
+		l.Unlock(ctx)
+		return nil, LockedRun{}, fmt.Errorf("lock case %d and read run %d: %w", caseID, runID, translate(err))
+	case err != nil:
+		conn.Release()
+		return nil, LockedRun{}, fmt.Errorf("lock case %d and read run %d: %w", caseID, runID, translate(err))
+	case !lr.Locked:
+		conn.Release()
+		return nil, LockedRun{}, ErrLockBusy
+	}
+	return l, LockedRun{Run: lr.Run, OlderActive: lr.OlderActive, Case: c}, nil
 }

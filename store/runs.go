@@ -89,15 +89,6 @@ func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
 	return r, nil
 }
 
-// OlderActiveRun reports whether the case has a queued or running run older
-// than runID (runs of one case execute in order).
-func (s *Store) OlderActiveRun(ctx context.Context, caseID, runID int64) (bool, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM runs WHERE case_id = $1 AND id < $2 AND status IN ('queued','running')`,
-		caseID, runID).Scan(&n)
-	return n > 0, translate(err)
-}
-
 // AdvanceRun moves the run's checkpoint from cp.FromSeq to cp.ToSeq() by
 // compare-and-set (I3) and records the step. It is queued (see Tx): the
 // transaction's next statement or its commit returns
