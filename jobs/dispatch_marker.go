@@ -18,7 +18,9 @@ import (
 type DispatchMarker struct {
 	Store *store.Store
 	Log   *zap.Logger
-	// Every is the flush interval (default 10ms).
+	// Every is the flush interval (default 100ms: far under the relay's
+	// grace, SCHEDULER_RELAY_GRACE 2s, and one UPDATE per interval instead
+	// of about one per step at a few dozen steps/s).
 	Every time.Duration
 
 	mu      sync.Mutex
@@ -54,7 +56,7 @@ func (m *DispatchMarker) Run(ctx context.Context) {
 	m.init()
 	every := m.Every
 	if every <= 0 {
-		every = 10 * time.Millisecond
+		every = 100 * time.Millisecond
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
