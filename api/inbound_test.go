@@ -462,7 +462,8 @@ func TestInboundParseSurvivesALostTask(t *testing.T) {
 	if err != nil || res.Parses != 1 {
 		t.Fatalf("reap %+v %v", res, err)
 	}
-	if _, err := insp.GetTaskInfo(e.queues.Agent, jobs.InboundParseTaskID(rc.RawMessageID, 1)); err != nil {
+	// A re-dispatch (dispatch generation 1) goes to the recovery queue, ahead of the backlog.
+	if _, err := insp.GetTaskInfo(e.queues.Recovery, jobs.InboundParseTaskID(rc.RawMessageID, 1)); err != nil {
 		t.Fatalf("parse not re-dispatched: %v", err)
 	}
 	e.parse(rc.RawMessageID)
