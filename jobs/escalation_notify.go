@@ -99,9 +99,9 @@ type EscalationNotifyHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *EscalationNotifyHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p EscalationNotifyPayload
-	if err := json.Unmarshal(t.Payload(), &p); err != nil || p.EscalationID <= 0 {
-		return fmt.Errorf("escalation:notify payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+	p, err := decodePayload(t, func(p EscalationNotifyPayload) bool { return p.EscalationID > 0 })
+	if err != nil {
+		return err
 	}
 	e, notified, err := h.Store.GetEscalation(ctx, p.EscalationID)
 	if errors.Is(err, store.ErrNotFound) {

@@ -126,15 +126,14 @@ type StaleDigestHandler struct {
 
 // ProcessTask implements asynq.Handler.
 func (h *StaleDigestHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p StaleDigestPayload
-	err := json.Unmarshal(t.Payload(), &p)
-	var day time.Time
-	if err == nil {
-		day, err = time.Parse(time.DateOnly, p.Day)
-	}
+	p, err := decodePayload(t, func(p StaleDigestPayload) bool {
+		_, err := time.Parse(time.DateOnly, p.Day)
+		return err == nil
+	})
 	if err != nil {
-		return fmt.Errorf("digest:stale payload %q: %v: %w", t.Payload(), err, asynq.SkipRetry)
+		return err
 	}
+	day, _ := time.Parse(time.DateOnly, p.Day) // valid: checked by decodePayload
 	dg, err := h.Store.GetStaleDigest(ctx, day)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("digest:stale %s: %w", p.Day, asynq.SkipRetry)
