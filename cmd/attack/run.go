@@ -37,43 +37,18 @@ func run(ctx context.Context, o options) (bool, error) {
 	for _, d := range []string{"logs", "data", "outbox"} {
 		_ = os.RemoveAll(filepath.Join(dir, d))
 	}
-	tmp, err := os.MkdirTemp("", "foiaflow-attack-")
+	priv, err := fleet.StartPrivate(ctx, "attack", "foiaflow", left)
 	if err != nil {
 		return false, err
 	}
-	defer os.RemoveAll(tmp)
-	if err := left.AddDir(tmp); err != nil {
-		return false, err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // the postgres user must reach its data dir
-		return false, err
-	}
-	ports := make([]int, 3)
-	for i := range ports {
-		if ports[i], err = fleet.FreePort(); err != nil {
-			return false, err
-		}
-	}
-	fleet.Step("starting a private postgres on :%d and redis on :%d", ports[0], ports[1])
-	pg, err := fleet.StartPG(ctx, filepath.Join(tmp, "pgroot"), ports[0], left)
-	if err != nil {
-		return false, err
-	}
-	defer pg.Stop()
-	if err := fleet.CreateDB(ctx, pg.URL("postgres", "attack-setup"), "foiaflow"); err != nil {
-		return false, err
-	}
-	rd, err := fleet.StartRedis(ctx, tmp, ports[1], left)
-	if err != nil {
-		return false, err
-	}
-	defer rd.Stop()
+	defer priv.Stop()
+	pg, rd := priv.PG, priv.Redis
 
 	key, secret, mgKey := "attack-admin-"+fleet.RandHex(8), fleet.RandHex(16), fleet.RandHex(16)
 	dataDir, sinkDir := filepath.Join(dir, "data"), filepath.Join(dir, "outbox")
 	f := &fleet.Fleet{Dir: dir, Left: left, Env: append(os.Environ(),
 		"DATABASE_URL="+pg.URL("foiaflow", "attack-fleet"), "REDIS_ADDR="+rd.Addr, "QUEUE_PREFIX=attack-",
-		fmt.Sprintf("API_ADDR=127.0.0.1:%d", ports[2]), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
+		fmt.Sprintf("API_ADDR=127.0.0.1:%d", priv.APIPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAILGUN_SIGNING_KEY="+mgKey, "MAIL_ID_SECRET="+fleet.RandHex(32), "MAIL_DOMAIN="+mailDomain,
 		"MAIL_FROM=foiaflow attack <requests@"+mailDomain+">", "MAIL_SINK_DIR="+sinkDir, "SMTP_HOST=",
 		"SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s", "ANALYZER=offline", "DRAFTER=offline",
@@ -99,7 +74,7 @@ func run(ctx context.Context, o options) (bool, error) {
 			return false, err
 		}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	base := fmt.Sprintf("http://127.0.0.1:%d", priv.APIPort)
 	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
 	err = fleet.WaitReady(rctx, base+"/readyz")
 	rcancel()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	sharedfleet "github.com/foiaflow/foiaflow/cmd/internal/fleet"
 	"github.com/foiaflow/foiaflow/dataset"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -111,7 +112,7 @@ func (f *feeder) one(ctx context.Context, cc *chaosCase, wg *sync.WaitGroup) err
 		return fmt.Errorf("create case %d: %w", cc.idx, err)
 	}
 	cc.caseID = created.Case.CaseID
-	cc.messageID = fmt.Sprintf("<chaos-%d-%s@agency%d.example.gov>", cc.idx, randHex(4), cc.idx)
+	cc.messageID = fmt.Sprintf("<chaos-%d-%s@agency%d.example.gov>", cc.idx, sharedfleet.RandHex(4), cc.idx)
 	raw, err := mail.BuildMessage(mail.Outbound{From: agency, To: []string{created.Case.ReplyAddress},
 		Subject: "RE: Records request " + cc.reply.Name, Text: cc.reply.Text, MessageID: cc.messageID,
 		Headers: map[string]string{"X-Corpus-Source": cc.reply.Source}, Date: time.Now().UTC()})

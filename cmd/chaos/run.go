@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -22,12 +20,6 @@ type options struct {
 	cases                             int
 	chaos, killEvery, settle, timeout time.Duration
 	pgMode, dir                       string
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // run sets everything up, runs the chaos and the checks, and tears down
@@ -50,46 +42,19 @@ func run(ctx context.Context, o options) (bool, error) {
 			return false, err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "foiaflow-chaos-")
+	priv, err := sharedfleet.StartPrivate(ctx, "chaos", "foiaflow", left)
 	if err != nil {
 		return false, err
 	}
-	defer os.RemoveAll(tmp)
-	if err := left.AddDir(tmp); err != nil {
-		return false, err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // the postgres user must reach its data dir
-		return false, err
-	}
-	ports := make([]int, 3)
-	for i := range ports {
-		if ports[i], err = sharedfleet.FreePort(); err != nil {
-			return false, err
-		}
-	}
-	pgPort, redisPort, apiPort := ports[0], ports[1], ports[2]
-
-	sharedfleet.Step("starting a private postgres on :%d and redis on :%d (data in %s)", pgPort, redisPort, tmp)
-	pg, err := sharedfleet.StartPG(ctx, filepath.Join(tmp, "pgroot"), pgPort, left)
-	if err != nil {
-		return false, err
-	}
-	defer pg.Stop()
-	if err := sharedfleet.CreateDB(ctx, pg.URL("postgres", "chaos-setup"), "foiaflow"); err != nil {
-		return false, err
-	}
-	rd, err := sharedfleet.StartRedis(ctx, tmp, redisPort, left)
-	if err != nil {
-		return false, err
-	}
-	defer rd.Stop()
+	defer priv.Stop()
+	pg, rd, apiPort := priv.PG, priv.Redis, priv.APIPort
 	sk, err := startSink()
 	if err != nil {
 		return false, err
 	}
 	defer sk.close()
 
-	key, secret := "chaos-admin-"+randHex(8), randHex(16)
+	key, secret := "chaos-admin-"+sharedfleet.RandHex(8), sharedfleet.RandHex(16)
 	f := &fleet{dir: dir, left: left, env: append(os.Environ(),
 		"DATABASE_URL="+pg.URL("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.Addr, "QUEUE_PREFIX=chaos-",
 		fmt.Sprintf("API_ADDR=127.0.0.1:%d", apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,

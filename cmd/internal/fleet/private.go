@@ -226,3 +226,68 @@ func CreateDB(ctx context.Context, adminURL, name string) error {
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
 	return err
 }
+
+// Private is a harness's own Postgres and Redis, started in a temp dir on
+// free ports, with a free port reserved for the api (make chaos, make
+// attack): killing, restarting or wiping them never touches the shared
+// instances on 5432 and 6379.
+type Private struct {
+	PG      *PrivatePG
+	Redis   *PrivateRedis
+	APIPort int
+	Dir     string // temp dir holding both data dirs; removed by Stop
+}
+
+// StartPrivate starts a private Postgres (database db created) and Redis
+// for harness name ("chaos", "attack": the temp dir's prefix and the setup
+// connection's application_name). The temp dir is registered in left, so a
+// later run removes it if this one is killed. On error nothing it started
+// is left running.
+func StartPrivate(ctx context.Context, name, db string, left *Leftovers) (_ *Private, err error) {
+	tmp, err := os.MkdirTemp("", "foiaflow-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	p := &Private{Dir: tmp}
+	defer func() {
+		if err != nil {
+			p.Stop()
+		}
+	}()
+	if err := left.AddDir(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // the postgres user must reach its data dir
+		return nil, err
+	}
+	var ports [3]int
+	for i := range ports {
+		if ports[i], err = FreePort(); err != nil {
+			return nil, err
+		}
+	}
+	p.APIPort = ports[2]
+	Step("starting a private postgres on :%d and redis on :%d (data in %s)", ports[0], ports[1], tmp)
+	if p.PG, err = StartPG(ctx, filepath.Join(tmp, "pgroot"), ports[0], left); err != nil {
+		return nil, err
+	}
+	if err := CreateDB(ctx, p.PG.URL("postgres", name+"-setup"), db); err != nil {
+		return nil, err
+	}
+	if p.Redis, err = StartRedis(ctx, tmp, ports[1], left); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Stop kills Redis, shuts Postgres down immediately and removes the temp
+// dir (teardown; also after a partial start).
+func (p *Private) Stop() {
+	if p.Redis != nil {
+		p.Redis.Stop()
+	}
+	if p.PG != nil {
+		p.PG.Stop()
+	}
+	_ = os.RemoveAll(p.Dir)
+}
