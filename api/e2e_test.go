@@ -85,12 +85,8 @@ func (e *env) startWorkerWith(mod func(*workflow.Deps)) *recordingSender {
 	deps := &workflow.Deps{Cases: e.st, Analyzer: ackAnalyzer{}, Drafter: plainDrafter{}, Planner: fixedPlanner{},
 		Mailer: testMailer{}, Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: workflow.GateConfidence, MaxFollowups: 3}, MaxAdjustments: 2}
 	mod(deps)
-	step := &jobs.AgentStepHandler{Store: e.st, Graph: workflow.NewCaseGraph(deps), Dispatch: e.dispatch, Queues: e.queues,
-		WorkerID: "w1", Log: e.log}
-	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email:     &jobs.EmailSendHandler{Store: e.st, Sender: sender, Log: e.log},
-		Parse:     &jobs.InboundParseHandler{Proc: e.proc, Dispatch: e.dispatch, Log: e.log},
-		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: e.proc, Analyzer: deps.Analyzer, Log: e.log}}
+	hs := jobs.NewWorker(jobs.WorkerDeps{Store: e.st, Deps: deps, Dispatch: e.dispatch, Queues: e.queues,
+		WorkerID: "w1", Sender: sender, Log: e.log, Inbound: e.proc})
 	srv := jobs.NewServer(e.redis, jobs.ServerOptions{Concurrency: 4, Queues: e.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {

@@ -122,7 +122,6 @@ type harness struct {
 	analyzer *fakeAnalyzer
 	sender   *recordingSender
 	deps     *workflow.Deps
-	graph    *workflow.CaseGraph
 	dispatch *jobs.Dispatcher
 	log      *zap.Logger
 }
@@ -141,21 +140,19 @@ func newHarnessDB(t *testing.T, fn func(r workflow.Reply) workflow.Analysis, red
 	t.Cleanup(func() { _ = h.client.Close() })
 	h.deps = &workflow.Deps{Cases: h.st, Analyzer: h.analyzer, Drafter: templateDrafter{}, Planner: fixedPlanner{},
 		Mailer: testMailer{}, Policy: workflow.RoutingPolicy{FeeAutoApproveMaxCents: 5000, MinConfidence: workflow.GateConfidence, MaxFollowups: 3}, MaxAdjustments: 2, MemoAnalysis: true, MemoDrafts: true}
-	h.graph = workflow.NewCaseGraph(h.deps)
 	h.dispatch = &jobs.Dispatcher{Client: h.client, Store: h.st, Log: h.log}
 	return h
 }
 
-// handlers returns a worker's handlers named id.
-func (h *harness) handlers(id string) jobs.Handlers {
-	step := &jobs.AgentStepHandler{Store: h.st, Graph: h.graph, Dispatch: h.dispatch, Queues: h.queues,
-		WorkerID: id, Log: h.log.Named(id)}
-	return jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: h.deps},
-		Email: &jobs.EmailSendHandler{Store: h.st, Sender: h.sender, Log: h.log.Named(id)}}
+// handlers returns the handlers of a worker named id, over h.deps as they
+// are now.
+func (h *harness) handlers(id string) *jobs.Worker {
+	return jobs.NewWorker(jobs.WorkerDeps{Store: h.st, Deps: h.deps, Dispatch: h.dispatch, Queues: h.queues,
+		WorkerID: id, Sender: h.sender, Log: h.log.Named(id)})
 }
 
 // startWorker runs an asynq server with the handlers until the test ends.
-func (h *harness) startWorker(id string, hs jobs.Handlers) *asynq.Server {
+func (h *harness) startWorker(id string, hs *jobs.Worker) *asynq.Server {
 	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {

@@ -37,7 +37,6 @@ func TestHungStepTimesOutReleasesLockAndRetries(t *testing.T) {
 	hang := &hangingAnalyzer{next: h.analyzer, hung: make(chan struct{}), release: make(chan struct{})}
 	t.Cleanup(func() { close(hang.release) })
 	h.deps.Analyzer = hang
-	h.graph = workflow.NewCaseGraph(h.deps)
 	h.dispatch.Timeout = time.Second
 	h.startWorker("w", h.handlers("w"))
 

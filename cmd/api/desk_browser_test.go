@@ -234,10 +234,8 @@ func startTestWorker(t *testing.T, a *app.App) {
 		t.Fatal(err)
 	}
 	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log}
-	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: dispatch,
-		Queues: a.Queues, WorkerID: "desk-test", Log: a.Log}
-	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email: &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log}}
+	hs := jobs.NewWorker(jobs.WorkerDeps{Store: a.Store, Deps: deps, Dispatch: dispatch, Queues: a.Queues,
+		WorkerID: "desk-test", Sender: sender, Log: a.Log})
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: 4, Queues: a.Queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/foiaflow/foiaflow/inbound"
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
-	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // Worker is the asynq server running graph steps, resumes and email sends,
@@ -46,8 +45,6 @@ func NewWorker(a *app.App) (*Worker, error) {
 	marker := &jobs.DispatchMarker{Store: a.Store, Log: a.Log.Named("dispatch")}
 	dispatch := &jobs.Dispatcher{Client: a.Client, Store: a.Store, Log: a.Log.Named("dispatch"), Marker: marker,
 		Timeout: c.StepTimeout}
-	step := &jobs.AgentStepHandler{Store: a.Store, Graph: workflow.NewCaseGraph(deps), Dispatch: dispatch,
-		Queues: a.Queues, WorkerID: id, Log: a.Log.Named("step"), Observe: m.observeStep}
 	blobs, err := a.Blobs(context.Background())
 	if err != nil {
 		return nil, err
@@ -58,16 +55,9 @@ func NewWorker(a *app.App) (*Worker, error) {
 		StartRun: func(ctx context.Context, tx *store.Tx, n store.NewRun) (store.Run, bool, error) {
 			return jobs.StartRun(ctx, tx, a.Queues, n)
 		}}
-	hs := jobs.Handlers{Step: step, Resume: &jobs.AgentResumeHandler{Step: step, Deps: deps},
-		Email:     &jobs.EmailSendHandler{Store: a.Store, Sender: sender, Log: a.Log.Named("email"), OnSent: m.observeSent},
-		Parse:     &jobs.InboundParseHandler{Proc: proc, Dispatch: dispatch, Log: a.Log.Named("inbound")},
-		Reanalyze: &jobs.InboundReanalyzeHandler{Proc: proc, Analyzer: deps.Analyzer, Log: a.Log.Named("inbound")}}
-	if c.EscalationWebhookURL != "" {
-		hs.EscalationNotify = &jobs.EscalationNotifyHandler{Store: a.Store, URL: c.EscalationWebhookURL,
-			Secret: []byte(c.EscalationWebhookSecret)}
-		hs.StaleDigest = &jobs.StaleDigestHandler{Store: a.Store, URL: c.EscalationWebhookURL,
-			Secret: []byte(c.EscalationWebhookSecret)}
-	}
+	w := jobs.NewWorker(jobs.WorkerDeps{Store: a.Store, Deps: deps, Dispatch: dispatch, Queues: a.Queues, WorkerID: id,
+		Sender: sender, Log: a.Log, Inbound: proc, ObserveStep: m.observeStep, OnSent: m.observeSent,
+		WebhookURL: c.EscalationWebhookURL, WebhookSecret: []byte(c.EscalationWebhookSecret)})
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: c.WorkerConcurrency, Queues: a.Queues,
 		ShutdownTimeout: c.WorkerShutdownTimeout, PollInterval: c.WorkerPollInterval,
 		Logger: zapAsynqLogger{a.Log.Named("asynq").Sugar()}, LogLevel: asynq.WarnLevel})
@@ -90,7 +80,7 @@ func NewWorker(a *app.App) (*Worker, error) {
 	}
 	a.Log.Info("worker configured", zap.String("worker_id", id), zap.Int("concurrency", c.WorkerConcurrency),
 		zap.Duration("poll_interval", c.WorkerPollInterval), zap.Any("queues", a.Queues.Weights()))
-	return &Worker{App: a, Server: srv, Metrics: ops, mux: hs.Mux(), marker: marker}, nil
+	return &Worker{App: a, Server: srv, Metrics: ops, mux: w.Mux(), marker: marker}, nil
 }
 
 // Run processes tasks until ctx ends, then shuts down gracefully: in-flight
