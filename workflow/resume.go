@@ -2,8 +2,17 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
+
+// ErrAdjustLimit is returned when a proposal has been adjusted
+// MaxAdjustments times already.
+var ErrAdjustLimit = errors.New("workflow: adjustment limit reached")
+
+// ErrBadPromote is returned when a PROMOTE names a version that is not an
+// earlier version of the proposal.
+var ErrBadPromote = errors.New("workflow: promote needs an earlier version")
 
 // ResumeNode returns the step that applies a reviewer's decision to a parked
 // run (seed 000 §6.1, seed 004): APPROVE executes the version shown, EDIT
