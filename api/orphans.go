@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/foiaflow/foiaflow/inbound"
-	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
 )
 
@@ -42,14 +40,15 @@ type assignResult struct {
 	RunID     int64 `json:"run_id"`
 }
 
-// assignOrphan: POST /v1/orphans/{id}/assign {case_id} → 202. Attaching the
-// message and its attachments (match_method manual) and creating the
-// agency_reply run commit together. The sender is checked against the
-// case's agency allowlist like any reply: an allowed sender's message
-// supersedes the case's pending proposals; any other sender's run parks for
-// a human (issue 10). Automatic mail (auto-replies, bounces) and messages
-// that failed to parse are attached without a run (run_id 0). 404
-// case_not_found, 404 orphan_not_found (unknown or already assigned).
+// assignOrphan: POST /v1/orphans/{id}/assign {case_id} → 202
+// (jobs.UseCases.AssignOrphan). Attaching the message and its attachments
+// (match_method manual) and creating the agency_reply run commit together.
+// The sender is checked against the case's agency allowlist like any reply:
+// an allowed sender's message supersedes the case's pending proposals; any
+// other sender's run parks for a human (issue 10). Automatic mail
+// (auto-replies, bounces) and messages that failed to parse are attached
+// without a run (run_id 0). 404 case_not_found, 404 orphan_not_found
+// (unknown or already assigned).
 func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 	msgID, err := pathID(r, "id")
 	if err != nil {
@@ -68,37 +67,12 @@ func (s *Server) assignOrphan(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return fmt.Errorf("assign orphan: %w", err)
 	}
-	var runID int64
-	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		m, err := tx.AssignOrphan(ctx, msgID, req.CaseID)
-		if err != nil {
-			return err
-		}
-		if m.AutoKind == "" && m.ParseStatus == store.ParseStatusParsed {
-			if m.SenderAllowed {
-				if err := tx.SupersedePending(ctx, req.CaseID, 0); err != nil {
-					return err
-				}
-			}
-			n, err := inbound.ReplyRun(req.CaseID, msgID, m.SenderAllowed)
-			if err != nil {
-				return err
-			}
-			run, _, err := jobs.StartRun(ctx, tx, s.queues, n)
-			if err != nil {
-				return err
-			}
-			runID = run.ID
-		}
-		return tx.LogActivity(ctx, req.CaseID, runID, "orphan_assigned", principalFrom(ctx).Name,
-			map[string]any{"message_id": msgID, "sender_allowed": m.SenderAllowed, "auto_kind": m.AutoKind})
-	})
+	runID, err := s.uc.AssignOrphan(ctx, msgID, req.CaseID, principalFrom(ctx).Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return apiErr(http.StatusNotFound, "orphan_not_found", "message %d is not an unassigned orphan", msgID)
 	}
 	if err != nil {
-		return fmt.Errorf("assign orphan %d: %w", msgID, err)
+		return err
 	}
-	s.dispatchAfterCommit(ctx, rows)
 	return writeJSON(w, http.StatusAccepted, assignResult{MessageID: msgID, CaseID: req.CaseID, RunID: runID})
 }
