@@ -13,7 +13,6 @@ import (
 
 	"github.com/foiaflow/foiaflow/blobstore"
 	"github.com/foiaflow/foiaflow/inbound"
-	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/store"
 )
 
@@ -246,11 +245,11 @@ type reanalyzeResult struct {
 	TaskID       string `json:"task_id"`
 }
 
-// reanalyzeMessage: POST /v1/admin/messages/{id}/reanalyze (admin) → 202:
-// the stored raw message is parsed and analysed again by the worker as a new
-// analysis (GET /v1/admin/reanalyses/{id}); no run, nothing sent, the case
-// unchanged. 404 message_not_found, 409 not_reanalyzable (no stored raw
-// bytes or no case).
+// reanalyzeMessage: POST /v1/admin/messages/{id}/reanalyze (admin) → 202
+// (jobs.UseCases.RequestReanalysis): the stored raw message is parsed and
+// analysed again by the worker as a new analysis (GET
+// /v1/admin/reanalyses/{id}); no run, nothing sent, the case unchanged. 404
+// message_not_found, 409 not_reanalyzable (no stored raw bytes or no case).
 func (s *Server) reanalyzeMessage(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -267,19 +266,11 @@ func (s *Server) reanalyzeMessage(w http.ResponseWriter, r *http.Request) error 
 	if m.RawMessageID == nil || m.CaseID == nil || m.Direction != "inbound" {
 		return apiErr(http.StatusConflict, "not_reanalyzable", "message %d has no stored raw bytes or no case (%v)", id, inbound.ErrCannotReanalyze)
 	}
-	res := reanalyzeResult{MessageID: id}
-	rows, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if res.ReanalysisID, err = tx.InsertReanalysis(ctx, id, principalFrom(ctx).Name); err != nil {
-			return err
-		}
-		res.TaskID, err = jobs.QueueReanalysis(ctx, tx, s.queues, res.ReanalysisID)
-		return err
-	})
+	re, err := s.uc.RequestReanalysis(ctx, id, principalFrom(ctx).Name)
 	if err != nil {
-		return fmt.Errorf("reanalyze %d: %w", id, err)
+		return err
 	}
-	s.dispatchAfterCommit(ctx, rows)
+	res := reanalyzeResult{ReanalysisID: re.ID, MessageID: id, TaskID: re.TaskID}
 	w.Header().Set("Location", fmt.Sprintf("/v1/admin/reanalyses/%d", res.ReanalysisID))
 	writeJSON(w, http.StatusAccepted, res)
 	return nil

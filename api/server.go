@@ -82,8 +82,6 @@ type Server struct {
 	cfg       Config
 	st        *store.Store
 	blobs     blobstore.Store
-	queues    jobs.Queues
-	dispatch  *jobs.Dispatcher
 	uc        *jobs.UseCases
 	planner   workflow.Planner
 	log       *zap.Logger
@@ -121,7 +119,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	if !ok {
 		return nil, errors.New("api: unsupported redis client")
 	}
-	s := &Server{cfg: cfg, st: d.Store, blobs: d.Blobs, queues: d.Queues, dispatch: d.Dispatch, planner: d.Planner, log: d.Log, now: now, redis: rc,
+	s := &Server{cfg: cfg, st: d.Store, blobs: d.Blobs, planner: d.Planner, log: d.Log, now: now, redis: rc,
 		inspector: asynq.NewInspector(d.Redis),
 		monitor:   asynqmon.New(asynqmon.Options{RootPath: adminQueuesPath, RedisConnOpt: d.Redis}),
 		registry:  prometheus.NewRegistry(), mux: http.NewServeMux(), events: newEventHub(d.Store, d.Log)}
