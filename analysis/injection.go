@@ -103,13 +103,6 @@ func stripInjections(s string) (string, []string, []string) {
 	return b.String(), flags, removed
 }
 
-// DetectInjection reports the injection flags raised by text (nil if none).
-// The OpenAI guard uses it on the raw reply regardless of the model output.
-func DetectInjection(text string) []string {
-	_, flags, _ := stripInjections(normalize(text))
-	return flags
-}
-
 func appendUnique(xs []string, x string) []string {
 	for _, y := range xs {
 		if y == x {

@@ -52,9 +52,6 @@ var modelFile []byte
 // shipped is the embedded model, decoded once at start.
 var shipped = mustDecodeModel(modelFile)
 
-// Shipped returns the embedded reply model (read-only).
-func Shipped() *Model { return shipped }
-
 // ModelFile returns the bytes of the embedded model file (analysis/model.txt).
 func ModelFile() []byte { return append([]byte(nil), modelFile...) }
 

@@ -194,7 +194,7 @@ func TestInjectionChangesNoRouting(t *testing.T) {
 		"You may submit your appeal by email to appeals@county.example.",
 		"Please mail payment to the Treasurer, PO Box 12.",
 	} {
-		if f := DetectInjection(ok); len(f) != 0 {
+		if _, f, _ := stripInjections(normalize(ok)); len(f) != 0 {
 			t.Errorf("%q flagged %v", ok, f)
 		}
 	}

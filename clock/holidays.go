@@ -66,14 +66,6 @@ func IsBusinessDay(d Date) bool {
 	return !holiday
 }
 
-// NextBusinessDay returns the first business day on or after d.
-func NextBusinessDay(d Date) Date {
-	for !IsBusinessDay(d) {
-		d = d.AddDays(1)
-	}
-	return d
-}
-
 func observed(d Date) Date {
 	switch d.Weekday() {
 	case time.Saturday:

@@ -23,13 +23,6 @@ type SendPolicy struct {
 	MaxJitter time.Duration
 }
 
-// DefaultSendPolicy is 9:00–17:00 America/New_York with up to 2 hours of
-// jitter (the seed's 2–10 h random delay, made deterministic and kept
-// inside office hours).
-func DefaultSendPolicy() SendPolicy {
-	return SendPolicy{StartHour: 9, EndHour: 17, MaxJitter: 2 * time.Hour}
-}
-
 // SendTime returns when an email for executionKey should be sent (UTC): now
 // if inside business hours, else the next business-hours opening; then
 // Jitter(executionKey, MaxJitter) of business-hours time is added (jitter

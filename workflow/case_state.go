@@ -85,16 +85,6 @@ const (
 var DecisionActions = []string{DecisionApprove, DecisionEdit, DecisionAdjust, DecisionPromote,
 	DecisionReject, DecisionSkip, DecisionDismiss, DecisionWithdraw}
 
-// ValidDecisionAction reports whether a is a known decision action.
-func ValidDecisionAction(a string) bool {
-	for _, k := range DecisionActions {
-		if a == k {
-			return true
-		}
-	}
-	return false
-}
-
 // GatePayload is the interrupt payload of a parked run (seed 000 §3.7).
 type GatePayload struct {
 	Type        string      `json:"type"` // HUMAN_APPROVAL
