@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/mail"
 	"github.com/foiaflow/foiaflow/store"
 	"github.com/foiaflow/foiaflow/workflow"
@@ -143,24 +144,12 @@ func (s *Server) patchCase(w http.ResponseWriter, r *http.Request) error {
 		return invalid("autopilot_mode must be AUTO, SUPERVISED or MANUAL")
 	}
 	ctx := r.Context()
-	_, err = s.st.InTx(ctx, func(tx *store.Tx) error {
-		if req.AutopilotMode != nil || req.Paused != nil {
-			if err := tx.UpdateCaseSettings(ctx, id, req.AutopilotMode, req.Paused); err != nil {
-				return err
-			}
-		}
-		if req.AgencyAllowedSenders != nil {
-			if err := tx.SetAllowedSenders(ctx, id, allowed); err != nil {
-				return err
-			}
-		}
-		return tx.LogActivity(ctx, id, 0, "settings_changed", principalFrom(ctx).Name, req)
-	})
+	err = s.uc.ChangeCaseSettings(ctx, id, jobs.CaseSettings(req), principalFrom(ctx).Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return errCaseNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("patch case %d: %w", id, err)
+		return err
 	}
 	d, err := s.CaseDetail(r.Context(), id)
 	if err != nil {

@@ -192,6 +192,11 @@ func TestPatchCase(t *testing.T) {
 	if d.Case.AutopilotMode != "MANUAL" || d.Case.Paused {
 		t.Fatalf("partial patch %+v", d.Case)
 	}
+	logged := e.db.String(t, `SELECT actor || ' ' || (detail->>'paused') || ' ' || coalesce(detail->>'autopilot_mode', 'null')
+		FROM activity_log WHERE case_id = $1 AND kind = 'settings_changed' ORDER BY id DESC LIMIT 1`, id)
+	if want := testReviewer + " false null"; logged != want {
+		t.Fatalf("settings_changed activity %q, want %q (actor, then the fields as sent)", logged, want)
+	}
 	e.req("PATCH", "/v1/cases/"+itoa(id), e.reviewerKey, map[string]any{}).expect(400, "empty_patch")
 	e.req("PATCH", "/v1/cases/"+itoa(id), e.reviewerKey, map[string]any{"autopilot_mode": "FAST"}).expect(400, "invalid_field")
 	e.req("PATCH", "/v1/cases/"+itoa(id), e.reviewerKey, `{"status":"completed"}`).expect(400, "invalid_json")

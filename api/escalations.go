@@ -82,9 +82,10 @@ func (s *Server) changeEscalation(w http.ResponseWriter, r *http.Request, op str
 
 // ChangeEscalation assigns (op "assign": to req.Assignee, default p.Name)
 // or resolves (op "resolve": by p.Name with req.Resolution) an open
-// escalation, with an activity row in the same transaction; the one path
-// of the JSON API and the desk pages. Errors are *Error: 404
-// escalation_not_found, 409 escalation_resolved, 400 invalid_field.
+// escalation (jobs.UseCases.AssignEscalation, ResolveEscalation: with an
+// activity row in the same transaction); the one path of the JSON API and
+// the desk pages. Errors are *Error: 404 escalation_not_found, 409
+// escalation_resolved, 400 invalid_field.
 func (s *Server) ChangeEscalation(ctx context.Context, p Principal, id int64, op string, req EscalationChange) (store.Escalation, error) {
 	req.Assignee, req.Resolution = strings.TrimSpace(req.Assignee), strings.TrimSpace(req.Resolution)
 	switch {
@@ -99,31 +100,19 @@ func (s *Server) ChangeEscalation(ctx context.Context, p Principal, id int64, op
 		req.Assignee = p.Name
 	}
 	var e store.Escalation
-	_, err := s.st.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if op == "assign" {
-			e, err = tx.AssignEscalation(ctx, id, req.Assignee)
-		} else {
-			e, err = tx.ResolveEscalation(ctx, id, p.Name, req.Resolution)
-		}
-		if err != nil {
-			return err
-		}
-		runID := int64(0)
-		if e.RunID != nil {
-			runID = *e.RunID
-		}
-		kind := map[string]string{"assign": "escalation_assigned", "resolve": "escalation_resolved"}[op]
-		return tx.LogActivity(ctx, e.CaseID, runID, kind, p.Name,
-			map[string]any{"escalation_id": id, "assignee": e.Assignee, "resolution": e.Resolution})
-	})
+	var err error
+	if op == "assign" {
+		e, err = s.uc.AssignEscalation(ctx, id, req.Assignee, p.Name)
+	} else {
+		e, err = s.uc.ResolveEscalation(ctx, id, p.Name, req.Resolution)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return e, apiErr(http.StatusNotFound, "escalation_not_found", "no escalation %d", id)
 	case errors.Is(err, store.ErrEscalationResolved):
 		return e, apiErr(http.StatusConflict, "escalation_resolved", "escalation %d is resolved already", id)
 	case err != nil:
-		return e, fmt.Errorf("%s escalation %d: %w", op, id, err)
+		return e, err
 	}
 	return e, nil
 }
