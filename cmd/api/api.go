@@ -25,7 +25,9 @@ type API struct {
 	App    *app.App
 	Server *api.Server
 	HTTP   *http.Server
-	ln     net.Listener
+	// PProf serves net/http/pprof on API_PPROF_ADDR; nil when unset.
+	PProf *http.Server
+	ln    net.Listener
 }
 
 // NewAPI wires the API from an opened App and binds API_ADDR.
@@ -80,7 +82,13 @@ func NewAPI(a *app.App) (*API, error) {
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: zap.NewStdLog(a.Log.Named("http"))}
-	return &API{App: a, Server: srv, HTTP: hs, ln: ln}, nil
+	m := &API{App: a, Server: srv, HTTP: hs, ln: ln}
+	if c.APIPProfAddr != "" {
+		mux := http.NewServeMux()
+		app.PProfRoutes(mux)
+		m.PProf = &http.Server{Addr: c.APIPProfAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	}
+	return m, nil
 }
 
 // Addr is the bound address (useful with API_ADDR=127.0.0.1:0).
@@ -91,6 +99,14 @@ func (m *API) Addr() string { return m.ln.Addr().String() }
 func (m *API) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- m.HTTP.Serve(m.ln) }()
+	if m.PProf != nil {
+		go func() {
+			if err := m.PProf.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.App.Log.Error("pprof server", zap.Error(err))
+			}
+		}()
+		defer m.PProf.Close()
+	}
 	m.App.Log.Info("api listening", zap.String("addr", m.Addr()))
 	select {
 	case err := <-errc:

@@ -18,7 +18,8 @@ import (
 const typeCeiling = "bench:ceiling"
 
 // ceiling measures raw durable steps/s on this machine: an asynq server built
-// by jobs.NewServer with the worker's concurrency and queues runs tasks that
+// by jobs.NewServer with the worker's concurrency, queues and poll interval
+// (the bench passes the same -concurrency and -poll to the worker) runs tasks that
 // each take the key's advisory lock on a dedicated pooled connection (as
 // store.TryLockCase does), read the key's row, upsert it, unlock and enqueue
 // the next task of the key's chain (as a step dispatches its successor).
@@ -90,6 +91,7 @@ type ceilingResult struct {
 	busy   int64
 	window time.Duration
 	load   string
+	cpu    cpuSplit // over the window; the server runs in the bench process
 }
 
 // runCeiling runs the ceiling for d after a 1 s warm-up.
@@ -112,7 +114,7 @@ func runCeiling(ctx context.Context, dbURL string, o options, prefix string) (ce
 	defer client.Close()
 	q := jobs.PrefixedQueues(prefix)
 	c := &ceiling{pool: pool, client: client, queues: q}
-	srv := jobs.NewServer(r, jobs.ServerOptions{Concurrency: o.concurrency, Queues: q, LogLevel: asynq.ErrorLevel})
+	srv := jobs.NewServer(r, jobs.ServerOptions{Concurrency: o.concurrency, Queues: q, PollInterval: o.poll, LogLevel: asynq.ErrorLevel})
 	mux := asynq.NewServeMux()
 	mux.Handle(typeCeiling, c)
 	if err := srv.Start(mux); err != nil {
@@ -129,6 +131,7 @@ func runCeiling(ctx context.Context, dbURL string, o options, prefix string) (ce
 		return ceilingResult{}, ctx.Err()
 	case <-time.After(time.Second):
 	}
+	cpu0 := sampleCPU(nil)
 	n0, t0 := c.done.Load(), time.Now()
 	select {
 	case <-ctx.Done():
@@ -136,9 +139,10 @@ func runCeiling(ctx context.Context, dbURL string, o options, prefix string) (ce
 	case <-time.After(o.ceilingFor):
 	}
 	n1, t1 := c.done.Load(), time.Now()
+	cpu := cpu0.to(sampleCPU(nil))
 	load := loadavg()
 	c.stop.Store(true)
-	res := ceilingResult{tasks: n1 - n0, window: t1.Sub(t0), busy: c.busy.Load(), load: load}
+	res := ceilingResult{tasks: n1 - n0, window: t1.Sub(t0), busy: c.busy.Load(), load: load, cpu: cpu}
 	res.perSec = float64(res.tasks) / res.window.Seconds()
 	return res, nil
 }

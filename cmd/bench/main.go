@@ -7,15 +7,19 @@
 //     it and enqueues the next task of its chain;
 //   - the pipeline: the real api, worker and scheduler processes; N cases each
 //     receive a corpus reply through the signed inbound webhook (a burst from
-//     many concurrent posters); inbound→parked latency from Postgres
+//     many concurrent posters that, like a mail provider, move on once the
+//     webhook answers; the runs are found in Postgres, polled every 100 ms);
+//     inbound→parked latency from Postgres
 //     timestamps (runs.created_at → last run_steps.finished_at), runs/s and
 //     steps/s; then every parked email proposal is approved through the API
 //     and decision→email sent is measured (decisions.created_at →
 //     email_sends.sent_at);
 //   - latency when idle (sequential cases) and at half the measured load
 //     (paced arrivals at half the measured runs/s);
-//   - Postgres queries per step (worker with DB_TRACE_COUNT=true) and the
-//     worker's RSS at the end.
+//   - Postgres queries per step (worker with DB_TRACE_COUNT=true), the
+//     worker's RSS at the end, and the machine's CPU time split by process
+//     (api, worker, scheduler, Postgres, Redis, the bench, the rest) over the
+//     ceiling's window and the full-load phase, from /proc.
 //
 // It prints a table and, as its last line,
 //
@@ -50,6 +54,7 @@ type options struct {
 	concurrency, dbConns             int
 	cases, idle, posters             int
 	ceilingFor, halfFor, timeout     time.Duration
+	poll                             time.Duration
 	pprof, scale                     bool
 	scaleCases, scaleDue             int
 }
@@ -62,6 +67,7 @@ func main() {
 	flag.StringVar(&o.redisAddr, "redis", envOr("REDIS_ADDR", "127.0.0.1:6379"), "Redis address")
 	flag.StringVar(&o.dir, "dir", "var/bench", "working directory for binaries and logs")
 	flag.IntVar(&o.concurrency, "concurrency", 8, "WORKER_CONCURRENCY of the worker and of the ceiling server")
+	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "WORKER_POLL_INTERVAL of the worker and poll interval of the ceiling server (the worker's default)")
 	flag.IntVar(&o.dbConns, "db-conns", 20, "DATABASE_MAX_CONNS of the processes and of the ceiling pool")
 	flag.IntVar(&o.cases, "cases", 1800, "cases of the full-load pipeline (one corpus reply each)")
 	flag.IntVar(&o.idle, "idle", 30, "sequential cases of the idle latency phase")
@@ -69,7 +75,7 @@ func main() {
 	flag.DurationVar(&o.ceilingFor, "ceiling", 10*time.Second, "duration of the ceiling measurement")
 	flag.DurationVar(&o.halfFor, "half", 20*time.Second, "duration of the half-load phase")
 	flag.DurationVar(&o.timeout, "timeout", 6*time.Minute, "overall time limit")
-	flag.BoolVar(&o.pprof, "pprof", false, "start the worker with PPROF=true and save a 10 s CPU profile of the full-load phase")
+	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the worker (PPROF=true) and the api (API_PPROF_ADDR) and save a 10 s CPU profile of each during the full-load phase")
 	flag.BoolVar(&o.scale, "scale", os.Getenv("SCALE") == "1", "scale mode: follow-up sweep over 100,000 cases (also SCALE=1)")
 	flag.IntVar(&o.scaleCases, "scale-cases", 100000, "scale mode: cases inserted")
 	flag.IntVar(&o.scaleDue, "scale-due", 10000, "scale mode: cases whose follow-up is due")

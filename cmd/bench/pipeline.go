@@ -26,9 +26,11 @@ type bench struct {
 	c          *fleet.Client
 	replies    []dataset.Reply
 	metricsURL string
-	pprofURL   string
+	pprofURL   string // the worker's CPU profile; apiPprof the api's
+	apiPprof   string
 	workerPID  int
-	next       atomic.Int64 // case numbering
+	pids       map[string]int // api, worker, scheduler
+	next       atomic.Int64   // case numbering
 }
 
 // prepared is a case created through the API and its reply, ready to post.
@@ -72,7 +74,7 @@ func run(ctx context.Context, o options) (err error) {
 	if dbURL == o.adminURL {
 		return fmt.Errorf("-admin-url must name the postgres database with query parameters, got %s", o.adminURL)
 	}
-	ports := make([]int, 3)
+	ports := make([]int, 4)
 	for i := range ports {
 		if ports[i], err = fleet.FreePort(); err != nil {
 			return err
@@ -87,7 +89,7 @@ func run(ctx context.Context, o options) (err error) {
 		"MAIL_SINK_DIR="+filepath.Join(dir, "outbox"), "SEND_BUSINESS_HOURS=false", "SEND_MAX_JITTER=0s",
 		"ANALYZER=offline", "DRAFTER=offline", "SMTP_HOST=", "DECISIONS_PER_CASE_PER_MINUTE=1000",
 		fmt.Sprintf("WORKER_METRICS_ADDR=127.0.0.1:%d", ports[1]), fmt.Sprintf("SCHEDULER_METRICS_ADDR=127.0.0.1:%d", ports[2]),
-		"LOG_LEVEL=info")}
+		fmt.Sprintf("WORKER_POLL_INTERVAL=%s", o.poll), "LOG_LEVEL=info")}
 	_ = os.RemoveAll(filepath.Join(dir, "outbox"))
 	step("building api, worker and scheduler")
 	if err := f.Build(ctx); err != nil {
@@ -123,23 +125,25 @@ func run(ctx context.Context, o options) (err error) {
 		Secret: []byte(secret), HTTP: &http.Client{Timeout: 30 * time.Second,
 			Transport: &http.Transport{MaxIdleConnsPerHost: 64}}},
 		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1]),
-		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile", ports[1])}
+		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile", ports[1]),
+		apiPprof:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile", ports[3]), pids: map[string]int{}}
 	workerEnv := []string{"DB_TRACE_COUNT=true"}
+	var apiEnv []string
 	if o.pprof {
 		workerEnv = append(workerEnv, "PPROF=true")
+		apiEnv = append(apiEnv, fmt.Sprintf("API_PPROF_ADDR=127.0.0.1:%d", ports[3]))
 	}
 	for _, p := range []struct {
 		name string
 		env  []string
-	}{{"api", nil}, {"worker", workerEnv}, {"scheduler", nil}} {
+	}{{"api", apiEnv}, {"worker", workerEnv}, {"scheduler", nil}} {
 		pid, err := f.Start(p.name, p.env...)
 		if err != nil {
 			return err
 		}
-		if p.name == "worker" {
-			b.workerPID = pid
-		}
+		b.pids[p.name] = pid
 	}
+	b.workerPID = b.pids["worker"]
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for _, u := range []string{b.c.Base + "/readyz", fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1])} {
@@ -175,25 +179,31 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 		return err
 	}
 	step("full load: posting %d corpus replies from %d concurrent posters", len(full), o.posters)
-	var prof chan error
+	profs := map[string]chan error{}
 	if o.pprof {
-		prof = make(chan error, 1)
-		go func() { prof <- saveProfile(ctx, b.pprofURL, filepath.Join(dir, "worker.cpu.pprof"), 10*time.Second) }()
+		for name, url := range map[string]string{"worker": b.pprofURL, "api": b.apiPprof} {
+			ch := make(chan error, 1)
+			profs[name] = ch
+			go func() { ch <- saveProfile(ctx, url, filepath.Join(dir, name+".cpu.pprof"), 10*time.Second) }()
+		}
 	}
 	c0, _ := cpuSeconds(b.workerPID)
 	mb0, mt0 := machineBusy()
+	cpu0 := sampleCPU(b.pids)
 	t0 := time.Now()
-	ids, err := b.postAll(ctx, full, o.posters)
+	raws, err := b.postAll(ctx, full, o.posters)
 	if err != nil {
 		return err
 	}
 	postDur := time.Since(t0)
-	if err := b.waitRuns(ctx, ids, 3*time.Minute); err != nil {
+	ids, err := b.waitRuns(ctx, raws, 3*time.Minute, bulkPoll)
+	if err != nil {
 		return err
 	}
 	fullLoad := loadavg()
 	c1, _ := cpuSeconds(b.workerPID)
 	mb1, mt1 := machineBusy()
+	cpuFull := cpu0.to(sampleCPU(b.pids))
 	fs, err := b.measureRuns(ctx, ids)
 	if err != nil {
 		return err
@@ -208,11 +218,13 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	}
 	qps := (q1 - q0) / float64(max(fs.steps, 1))
 	sps := (s1 - s0) / float64(max(fs.steps, 1))
-	if prof != nil {
-		if err := <-prof; err != nil {
-			fmt.Println("    cpu profile:", err)
-		} else {
-			fmt.Println("    cpu profile:", filepath.Join(dir, "worker.cpu.pprof"))
+	for _, name := range []string{"api", "worker"} {
+		if ch := profs[name]; ch != nil {
+			if err := <-ch; err != nil {
+				fmt.Printf("    %s cpu profile: %v\n", name, err)
+			} else {
+				fmt.Printf("    %s cpu profile: %s\n", name, filepath.Join(dir, name+".cpu.pprof"))
+			}
 		}
 	}
 	cpuNote := fmt.Sprintf("worker CPU %.2f ms/step; machine CPU busy %.0f%% during full load",
@@ -254,6 +266,9 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	fmt.Printf("Postgres queries (round trips) per step (worker, full load): %.1f; statements per step: %.1f\n", qps, sps)
 	fmt.Printf("worker RSS at end: %.0f MiB\n", rss)
 	fmt.Println(cpuNote)
+	fmt.Println(ceil.cpu.note("the ceiling", "step", int(ceil.tasks)))
+	fmt.Println(cpuFull.note("full load", "run", fs.done))
+	fmt.Println(cpuFull.note("full load", "step", fs.steps))
 	fmt.Printf("targets: ratio >= 0.6 (%.2f), idle p50 <= 50 ms (%s), half-load p99 <= 250 ms (%s)\n",
 		ratio, ms(pct(is.lat, 50)), ms(pct(hs.lat, 99)))
 	// Each latency is named for its phase: the full-load inbound→parked
@@ -303,19 +318,25 @@ func (b *bench) prepare(ctx context.Context, n int) ([]prepared, error) {
 	return out, err
 }
 
-// post posts one reply and returns the run it started.
+// post posts one reply to the signed webhook, as a mail provider does
+// (answered once the bytes are stored; nothing waits for the parse), and
+// returns its raw message id. waitRuns finds the run it started.
 func (b *bench) post(ctx context.Context, p prepared) (int64, error) {
-	id, match, err := b.c.PostReply(ctx, p.raw)
-	if err != nil {
+	var rc struct {
+		RawMessageID int64 `json:"raw_message_id"`
+		Duplicate    bool  `json:"duplicate"`
+	}
+	if err := b.c.PostMIME(ctx, p.raw, &rc); err != nil {
 		return 0, err
 	}
-	if id == 0 {
-		return 0, fmt.Errorf("reply to case %d matched %q and started no run", p.k.ID, match)
+	if rc.Duplicate || rc.RawMessageID == 0 {
+		return 0, fmt.Errorf("reply to case %d was not stored as a new message (raw %d, duplicate %v)", p.k.ID, rc.RawMessageID, rc.Duplicate)
 	}
-	return id, nil
+	return rc.RawMessageID, nil
 }
 
-// postAll posts every reply from workers concurrent posters.
+// postAll posts every reply from workers concurrent posters and returns
+// their raw message ids.
 func (b *bench) postAll(ctx context.Context, ps []prepared, workers int) ([]int64, error) {
 	ids := make([]int64, len(ps))
 	err := parallel(ctx, len(ps), workers, func(ctx context.Context, i int) error {
@@ -353,28 +374,74 @@ func parallel(ctx context.Context, n, workers int, fn func(context.Context, int)
 	return ctx.Err()
 }
 
+// bulkPoll is how often waitRuns polls for a phase of many runs: often
+// enough to end the phase promptly, rarely enough that the bench's own
+// queries stay out of the pipeline's CPU budget.
+const bulkPoll = 100 * time.Millisecond
+
 // terminal run statuses: the run stopped on its own (parked at a gate or
 // finished).
 const terminal = `('parked','completed','failed','superseded','cancelled')`
 
-// waitRuns polls Postgres until every run in ids is terminal.
-func (b *bench) waitRuns(ctx context.Context, ids []int64, limit time.Duration) error {
+// runOfRaw joins a raw message (raw_messages.id = $1's elements) to the
+// run its parse started (through the matched message and its case); run
+// is NULL until the parse committed or when it started none.
+const runOfRaw = `FROM raw_messages rm
+	LEFT JOIN messages m ON m.id = rm.message_row_id
+	LEFT JOIN runs r ON r.case_id = m.case_id AND r.trigger_message_id = m.id
+	WHERE rm.id = ANY($1)`
+
+// waitRuns polls Postgres every interval until every raw message in raws is
+// parsed and the run it started is terminal, and returns those runs (in the
+// order of raws). A message whose parse started no run is an error. The
+// poll only decides when the bench moves on: every figure is read from
+// Postgres timestamps afterwards.
+func (b *bench) waitRuns(ctx context.Context, raws []int64, limit, interval time.Duration) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
 		var open int
-		if err := b.db.QueryRow(ctx, `SELECT count(*) FROM runs WHERE id = ANY($1) AND status NOT IN `+terminal, ids).Scan(&open); err != nil {
-			return fmt.Errorf("waiting for %d runs: %w", len(ids), err)
+		if err := b.db.QueryRow(ctx, `SELECT count(*) `+runOfRaw+` AND (rm.status = 'received' OR r.status NOT IN `+terminal+`)`,
+			raws).Scan(&open); err != nil {
+			return nil, fmt.Errorf("waiting for %d runs: %w", len(raws), err)
 		}
 		if open == 0 {
-			return nil
+			break
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%d of %d runs did not park or complete: %w", open, len(ids), ctx.Err())
-		case <-time.After(2 * time.Millisecond):
+			return nil, fmt.Errorf("%d of %d replies were not parsed or their runs did not park or complete: %w", open, len(raws), ctx.Err())
+		case <-time.After(interval):
 		}
 	}
+	rows, err := b.db.Query(ctx, `SELECT rm.id, rm.status, min(r.id) `+runOfRaw+` GROUP BY rm.id`, raws)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	runOf := map[int64]int64{}
+	for rows.Next() {
+		var raw int64
+		var status string
+		var run *int64
+		if err := rows.Scan(&raw, &status, &run); err != nil {
+			return nil, err
+		}
+		if run == nil {
+			return nil, fmt.Errorf("raw message %d (%s) started no run", raw, status)
+		}
+		runOf[raw] = *run
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(raws))
+	for i, raw := range raws {
+		if ids[i] = runOf[raw]; ids[i] == 0 {
+			return nil, fmt.Errorf("raw message %d not found", raw)
+		}
+	}
+	return ids, nil
 }
 
 // measureRuns reads latencies and throughput of runs from Postgres: from
@@ -422,14 +489,15 @@ func (b *bench) idlePhase(ctx context.Context, n int) (runStats, error) {
 	}
 	ids := make([]int64, 0, n)
 	for _, p := range ps {
-		id, err := b.post(ctx, p)
+		raw, err := b.post(ctx, p)
 		if err != nil {
 			return runStats{}, err
 		}
-		ids = append(ids, id)
-		if err := b.waitRuns(ctx, []int64{id}, 30*time.Second); err != nil {
+		id, err := b.waitRuns(ctx, []int64{raw}, 30*time.Second, 2*time.Millisecond)
+		if err != nil {
 			return runStats{}, err
 		}
+		ids = append(ids, id...)
 		select {
 		case <-ctx.Done():
 			return runStats{}, ctx.Err()
@@ -448,7 +516,7 @@ func (b *bench) pacedPhase(ctx context.Context, n int, rate float64) (runStats, 
 	if err != nil {
 		return runStats{}, err
 	}
-	ids := make([]int64, n)
+	raws := make([]int64, n)
 	errs := make(chan error, n)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -460,8 +528,8 @@ func (b *bench) pacedPhase(ctx context.Context, n int, rate float64) (runStats, 
 		case <-time.After(time.Until(at)):
 		}
 		wg.Go(func() {
-			id, err := b.post(ctx, p)
-			ids[i] = id
+			raw, err := b.post(ctx, p)
+			raws[i] = raw
 			if err != nil {
 				errs <- err
 			}
@@ -472,7 +540,8 @@ func (b *bench) pacedPhase(ctx context.Context, n int, rate float64) (runStats, 
 	if err := <-errs; err != nil {
 		return runStats{}, err
 	}
-	if err := b.waitRuns(ctx, ids, 2*time.Minute); err != nil {
+	ids, err := b.waitRuns(ctx, raws, 2*time.Minute, bulkPoll)
+	if err != nil {
 		return runStats{}, err
 	}
 	return b.measureRuns(ctx, ids)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/pprof"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -73,10 +72,7 @@ func NewWorker(a *app.App) (*Worker, error) {
 		app.Check{Name: "postgres", Ping: a.Store.Ping},
 		app.Check{Name: "redis", Ping: func(context.Context) error { return srv.Ping() }})
 	if c.PProf {
-		hm.HandleFunc("GET /debug/pprof/", pprof.Index)
-		hm.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-		hm.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
-		hm.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		app.PProfRoutes(hm)
 	}
 	a.Log.Info("worker configured", zap.String("worker_id", id), zap.Int("concurrency", c.WorkerConcurrency),
 		zap.Duration("poll_interval", c.WorkerPollInterval), zap.Any("queues", a.Queues.Weights()))

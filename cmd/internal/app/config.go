@@ -50,6 +50,9 @@ type Config struct {
 	DBTraceCount bool `env:"DB_TRACE_COUNT" envDefault:"false"`
 	// PProf serves net/http/pprof on the worker's metrics address.
 	PProf bool `env:"PPROF" envDefault:"false"`
+	// APIPProfAddr serves net/http/pprof of the api on its own listener,
+	// unauthenticated, so loopback only in practice (empty: off).
+	APIPProfAddr string `env:"API_PPROF_ADDR"`
 
 	Analyzer      string        `env:"ANALYZER" envDefault:"offline"` // offline | openai
 	Drafter       string        `env:"DRAFTER" envDefault:"offline"`  // offline | openai

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,4 +46,13 @@ func OpsServer(addr string, reg *prometheus.Registry, log *zap.Logger, checks ..
 		fmt.Fprintln(w, "ready")
 	})
 	return &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}, mux
+}
+
+// PProfRoutes adds net/http/pprof's CPU profile, trace, symbol and index
+// routes to mux under /debug/pprof/.
+func PProfRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 }
