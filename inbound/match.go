@@ -52,29 +52,36 @@ type CaseMatcher struct {
 // Match finds the case of in. Errors are store errors (retry).
 func (m CaseMatcher) Match(ctx context.Context, in mail.Inbound) (Match, error) {
 	reason := "no reply-address token and no In-Reply-To/References naming a message we sent"
-	found := func(method string, lookup func() (int64, error)) (Match, bool, error) {
-		id, err := lookup()
+	// found runs lookup, which returns the case and whether the sender is
+	// allowed on it.
+	found := func(method string, lookup func() (int64, bool, error)) (Match, bool, error) {
+		id, ok, err := lookup()
 		if errors.Is(err, store.ErrNotFound) {
 			return Match{}, false, nil
 		}
 		if err != nil {
 			return Match{}, false, fmt.Errorf("match by %s: %w", method, err)
 		}
-		ok, err := m.Store.SenderAllowed(ctx, id, in.From.Address)
-		if err != nil {
-			return Match{}, false, err
-		}
 		return Match{CaseID: id, Method: method, SenderAllowed: ok}, true, nil
 	}
 	if token, ok := mail.TokenFromAddresses(in.Recipients(), m.MailDomain); ok {
-		res, ok, err := found(MatchReplyToken, func() (int64, error) { return m.Store.CaseIDByToken(ctx, token) })
+		res, ok, err := found(MatchReplyToken, func() (int64, bool, error) {
+			return m.Store.CaseByToken(ctx, token, in.From.Address)
+		})
 		if ok || err != nil {
 			return res, err
 		}
 		reason = "reply-address token matches no case, and no In-Reply-To/References naming a message we sent"
 	}
 	if ids := threadIDs(in); len(ids) > 0 {
-		res, ok, err := found(MatchInReplyTo, func() (int64, error) { return m.Store.CaseIDByOutboundMessageID(ctx, ids) })
+		res, ok, err := found(MatchInReplyTo, func() (int64, bool, error) {
+			id, err := m.Store.CaseIDByOutboundMessageID(ctx, ids)
+			if err != nil {
+				return 0, false, err
+			}
+			allowed, err := m.Store.SenderAllowed(ctx, id, in.From.Address)
+			return id, allowed, err
+		})
 		if ok || err != nil {
 			return res, err
 		}

@@ -73,11 +73,29 @@ var errHandled = errors.New("inbound: raw message already handled")
 // was done); others are transient (database, message store): the task
 // retries.
 func (p *Processor) Parse(ctx context.Context, rawID int64) (Result, []store.OutboxRow, error) {
-	res := Result{RawID: rawID}
 	raw, err := p.Store.GetRawMessage(ctx, rawID)
 	if err != nil {
-		return res, nil, err
+		return Result{RawID: rawID}, nil, err
 	}
+	return p.parse(ctx, raw, p.Store.InTx)
+}
+
+// ParseLocked is Parse for a raw message read under its parse lock
+// (store.TryLockRawMessageRead): the commit runs on the lock's connection
+// and releases the lock in its last round trip (store.CaseLock.
+// CommitUnlock). The caller still calls lock.Unlock, which then only
+// returns the connection (or releases the lock when nothing committed).
+func (p *Processor) ParseLocked(ctx context.Context, lock *store.CaseLock, raw store.RawMessage) (Result, []store.OutboxRow, error) {
+	return p.parse(ctx, raw, func(ctx context.Context, fn func(tx *store.Tx) error) ([]store.OutboxRow, error) {
+		return lock.CommitUnlock(ctx, fn)
+	})
+}
+
+// parse is Parse of raw whose transaction runs through inTx.
+func (p *Processor) parse(ctx context.Context, raw store.RawMessage,
+	inTx func(context.Context, func(tx *store.Tx) error) ([]store.OutboxRow, error)) (Result, []store.OutboxRow, error) {
+	rawID := raw.ID
+	res := Result{RawID: rawID}
 	if raw.Status != store.RawReceived {
 		return res, nil, nil
 	}
@@ -101,7 +119,7 @@ func (p *Processor) Parse(ctx context.Context, rawID int64) (Result, []store.Out
 		return res, nil, err
 	}
 	res.Match, res.AutoKind = m.Method, in.Auto()
-	rows, err := p.Store.InTx(ctx, func(tx *store.Tx) error {
+	rows, err := inTx(ctx, func(tx *store.Tx) error {
 		return p.commit(ctx, tx, raw, in, status, perr, atts, m, &res)
 	})
 	if errors.Is(err, errHandled) {

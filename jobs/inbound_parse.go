@@ -65,7 +65,9 @@ const parseBusyDelay = 250 * time.Millisecond
 
 // InboundParseHandler runs inbound:parse tasks: under the raw message's
 // advisory lock (so the reaper can tell a dead worker's parse from a live
-// one) it calls the processor, then dispatches the run it started.
+// one), taken in the round trip that reads the raw message, it calls the
+// processor, whose commit releases the lock, then dispatches the run it
+// started.
 type InboundParseHandler struct {
 	Proc     *inbound.Processor
 	Dispatch *Dispatcher
@@ -78,13 +80,16 @@ func (h *InboundParseHandler) ProcessTask(ctx context.Context, t *asynq.Task) er
 	if err != nil {
 		return err
 	}
-	lock, err := h.Proc.Store.TryLockRawMessage(ctx, p.RawMessageID)
+	lock, raw, err := h.Proc.Store.TryLockRawMessageRead(ctx, p.RawMessageID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("inbound:parse raw message %d: %w", p.RawMessageID, asynq.SkipRetry)
+	}
 	if err != nil {
 		return err // ErrLockBusy: another worker parses it; no retry burnt
 	}
 	res, rows, err := func() (inbound.Result, []store.OutboxRow, error) {
 		defer lock.Unlock(ctx)
-		return h.Proc.Parse(ctx, p.RawMessageID)
+		return h.Proc.ParseLocked(ctx, lock, raw)
 	}()
 	if errors.Is(err, inbound.ErrParseBusy) {
 		return notYetError{delay: parseBusyDelay} // other large messages are parsing: no retry burnt

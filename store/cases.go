@@ -280,11 +280,14 @@ func (t *Tx) SaveSchedule(ctx context.Context, caseID int64, s workflow.CaseSche
 	return nil
 }
 
-// CaseIDByToken returns the case whose reply token is token; ErrNotFound.
-func (s *Store) CaseIDByToken(ctx context.Context, token string) (int64, error) {
+// CaseByToken returns the case whose reply token is token and whether
+// from may steer it (SenderAllowed), in one round trip; ErrNotFound.
+func (s *Store) CaseByToken(ctx context.Context, token, from string) (int64, bool, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM cases WHERE reply_token = $1`, token).Scan(&id)
-	return id, translate(err)
+	var allowed bool
+	err := s.pool.QueryRow(ctx, `SELECT c.id, `+senderAllowedExpr("$2::text")+`
+		FROM cases c JOIN agencies a ON a.id = c.agency_id WHERE c.reply_token = $1`, token, from).Scan(&id, &allowed)
+	return id, allowed, translate(err)
 }
 
 // CaseIDByOutboundMessageID finds the case of one of our sent Message-IDs

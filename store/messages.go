@@ -194,9 +194,15 @@ func (t *Tx) AssignOrphan(ctx context.Context, messageID, caseID int64) (Message
 // or its domain is listed there as "@domain". caseExpr and addrExpr are SQL
 // expressions (parameters or columns).
 func senderAllowedSQL(caseExpr, addrExpr string) string {
-	return `lower(` + addrExpr + `) = a.email OR lower(` + addrExpr + `) = ANY(a.allowed_senders)
-		OR ('@' || split_part(lower(` + addrExpr + `), '@', 2)) = ANY(a.allowed_senders)
+	return senderAllowedExpr(addrExpr) + `
 		FROM cases c JOIN agencies a ON a.id = c.agency_id WHERE c.id = ` + caseExpr
+}
+
+// senderAllowedExpr is the allowlist test of senderAllowedSQL over the
+// agency row a.
+func senderAllowedExpr(addrExpr string) string {
+	return `(lower(` + addrExpr + `) = a.email OR lower(` + addrExpr + `) = ANY(a.allowed_senders)
+		OR ('@' || split_part(lower(` + addrExpr + `), '@', 2)) = ANY(a.allowed_senders))`
 }
 
 // SenderAllowed reports whether addr may steer case caseID (see

@@ -131,6 +131,40 @@ func (s *Store) TryLockRawMessage(ctx context.Context, id int64) (*CaseLock, err
 	return s.tryLock(ctx, s.lockNS+rawLockNS, int32(id))
 }
 
+// TryLockRawMessageRead takes the advisory lock of a raw message's parse
+// and reads the raw message in the same round trip (the parse's hot path).
+// ErrNotFound when the raw message does not exist (no lock is taken then),
+// ErrLockBusy when another session parses it.
+func (s *Store) TryLockRawMessageRead(ctx context.Context, id int64) (*CaseLock, RawMessage, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, RawMessage{}, fmt.Errorf("acquire lock connection: %w", translate(err))
+	}
+	type lockedRaw struct {
+		Locked bool `db:"locked"`
+		RawMessage
+	}
+	ns, key := s.lockNS+rawLockNS, int32(id)
+	rows, err := conn.Query(ctx, `SELECT pg_try_advisory_lock($1, $2) AS locked, `+rawCols+` FROM raw_messages WHERE id = $3`, ns, key, id)
+	var lr lockedRaw
+	if err == nil {
+		lr, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[lockedRaw])
+	}
+	l := &CaseLock{conn: conn, ns: ns, key: key}
+	switch {
+	case err != nil && lr.Locked:
+		l.Unlock(ctx)
+		return nil, RawMessage{}, fmt.Errorf("lock and read raw message %d: %w", id, translate(err))
+	case err != nil:
+		conn.Release()
+		return nil, RawMessage{}, fmt.Errorf("lock and read raw message %d: %w", id, translate(err))
+	case !lr.Locked:
+		conn.Release()
+		return nil, RawMessage{}, ErrLockBusy
+	}
+	return l, lr.RawMessage, nil
+}
+
 // RawMessageLockFree reports whether nobody is parsing raw message id now.
 func (s *Store) RawMessageLockFree(ctx context.Context, id int64) (bool, error) {
 	l, err := s.TryLockRawMessage(ctx, id)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/foiaflow/foiaflow/migrations"
@@ -162,4 +163,56 @@ func TestUpsertProposalKeepsEveryVersion(t *testing.T) {
 	if s := db.String(t, `SELECT body_text FROM proposal_versions WHERE version=1`); s != "v1" {
 		t.Fatalf("v1 rewritten to %q", s)
 	}
+}
+
+func TestRawMessageLockReadsTheRowAndCommitReleasesIt(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	if _, _, err := db.Store.TryLockRawMessageRead(ctx, 999999); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing raw message: %v, want ErrNotFound", err)
+	}
+	if free, err := db.Store.RawMessageLockFree(ctx, 999999); !free || err != nil {
+		t.Fatalf("a missing raw message left its lock taken (free %v, %v)", free, err)
+	}
+	var raw store.RawMessage
+	_, err := db.Store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		raw, _, err = tx.InsertRawMessage(ctx, strings.Repeat("ab", 32), 42, "raw", false)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, got, err := db.Store.TryLockRawMessageRead(ctx, raw.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != raw.ID || got.SHA256 != raw.SHA256 || got.SizeBytes != 42 || got.Status != store.RawReceived {
+		t.Fatalf("read %+v, want %+v", got, raw)
+	}
+	if _, _, err := db.Store.TryLockRawMessageRead(ctx, raw.ID); !errors.Is(err, store.ErrLockBusy) {
+		t.Fatalf("second lock: %v, want ErrLockBusy", err)
+	}
+	if _, err := l.CommitUnlock(ctx, func(tx *store.Tx) error {
+		_, err := tx.FinishRawMessage(ctx, raw.ID, store.RawFailed, 0, "test")
+		return err
+	}); err == nil {
+		t.Fatal("finishing with message row 0 should violate the foreign key")
+	}
+	if free, _ := db.Store.RawMessageLockFree(ctx, raw.ID); free {
+		t.Fatal("a failed commit released the lock before Unlock")
+	}
+	l.Unlock(ctx)
+	l, _, err = db.Store.TryLockRawMessageRead(ctx, raw.ID)
+	if err != nil {
+		t.Fatalf("lock after Unlock: %v", err)
+	}
+	if _, err := l.CommitUnlock(ctx, func(tx *store.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if free, err := db.Store.RawMessageLockFree(ctx, raw.ID); !free || err != nil {
+		t.Fatalf("lock still held after CommitUnlock (free %v, %v)", free, err)
+	}
+	l.Unlock(ctx)
 }
