@@ -131,7 +131,7 @@ func runCeiling(ctx context.Context, dbURL string, o options, prefix string) (ce
 		return ceilingResult{}, ctx.Err()
 	case <-time.After(time.Second):
 	}
-	cpu0 := sampleCPU(nil)
+	cpu0 := sampleCPU(nil, o.dbName)
 	n0, t0 := c.done.Load(), time.Now()
 	select {
 	case <-ctx.Done():
@@ -139,7 +139,7 @@ func runCeiling(ctx context.Context, dbURL string, o options, prefix string) (ce
 	case <-time.After(o.ceilingFor):
 	}
 	n1, t1 := c.done.Load(), time.Now()
-	cpu := cpu0.to(sampleCPU(nil))
+	cpu := cpu0.to(sampleCPU(nil, o.dbName))
 	load := loadavg()
 	c.stop.Store(true)
 	res := ceilingResult{tasks: n1 - n0, window: t1.Sub(t0), busy: c.busy.Load(), load: load, cpu: cpu}

@@ -9,11 +9,12 @@ import (
 )
 
 // cpuGroups are the columns of the CPU split, in print order: the fleet's
-// processes by pid, Postgres and Redis by process name (every backend of
-// the server, including those that exited: the postmaster's reaped
-// children count), the bench itself, and what the machine spent besides
-// (kernel, other tenants of the machine).
-var cpuGroups = []string{"api", "worker", "scheduler", "postgres", "redis", "bench", "other"}
+// processes by pid; postgres, the server's backends connected to the bench
+// database; pg-server, its postmaster and background processes (WAL writer,
+// checkpointer: shared with any other database of the server); Redis by
+// process name; the bench itself; and what the machine spent besides
+// (kernel, other tenants of the machine, their Postgres backends).
+var cpuGroups = []string{"api", "worker", "scheduler", "postgres", "pg-server", "redis", "bench", "other"}
 
 // cpuSample is the CPU time (s, user+system, all cores) of each group at
 // one instant, and the machine's busy and total time (s summed over cores).
@@ -23,9 +24,9 @@ type cpuSample struct {
 }
 
 // sampleCPU reads /proc: pids names the fleet's processes (api, worker,
-// scheduler); processes named postgres or redis-server are summed into
-// their groups, with their reaped children (cutime+cstime).
-func sampleCPU(pids map[string]int) cpuSample {
+// scheduler); Postgres processes are told apart by their title ("postgres:
+// 15/main: user db host(port) activity" for a backend).
+func sampleCPU(pids map[string]int, db string) cpuSample {
 	s := cpuSample{group: map[string]float64{}}
 	byPID := map[int]string{os.Getpid(): "bench"}
 	for name, pid := range pids {
@@ -44,16 +45,37 @@ func sampleCPU(pids map[string]int) cpuSample {
 		name, own := byPID[pid]
 		switch {
 		case own:
-			s.group[name] += f[0] + f[1]
 		case comm == "postgres":
-			s.group["postgres"] += f[0] + f[1] + f[2] + f[3]
+			name = postgresGroup(pid, db)
 		case comm == "redis-server":
-			s.group["redis"] += f[0] + f[1] + f[2] + f[3]
+			name = "redis"
+		}
+		if name != "" {
+			s.group[name] += f[0] + f[1]
 		}
 	}
 	busy, total := machineBusy()
 	s.busy, s.total = busy/100, total/100
 	return s
+}
+
+// postgresGroup classifies a Postgres process by its title: a backend of
+// database db is "postgres", a backend of another database "" (other), the
+// postmaster and background processes "pg-server".
+func postgresGroup(pid int, db string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	title := strings.Fields(strings.ReplaceAll(string(b), "\x00", " "))
+	// postgres: 15/main: user db host(port) activity
+	if len(title) >= 5 && title[0] == "postgres:" && (strings.Contains(title[4], "(") || title[4] == "[local]") {
+		if title[3] == db {
+			return "postgres"
+		}
+		return ""
+	}
+	return "pg-server"
 }
 
 // procStat returns the command name and utime, stime, cutime, cstime (s)

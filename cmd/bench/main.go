@@ -75,7 +75,7 @@ func main() {
 	flag.DurationVar(&o.ceilingFor, "ceiling", 10*time.Second, "duration of the ceiling measurement")
 	flag.DurationVar(&o.halfFor, "half", 20*time.Second, "duration of the half-load phase")
 	flag.DurationVar(&o.timeout, "timeout", 6*time.Minute, "overall time limit")
-	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the worker (PPROF=true) and the api (API_PPROF_ADDR) and save a 10 s CPU profile of each during the full-load phase")
+	flag.BoolVar(&o.pprof, "pprof", false, "serve pprof from the worker (PPROF=true) and the api (API_PPROF_ADDR) and save a 30 s CPU profile of each from the start of the full-load phase")
 	flag.BoolVar(&o.scale, "scale", os.Getenv("SCALE") == "1", "scale mode: follow-up sweep over 100,000 cases (also SCALE=1)")
 	flag.IntVar(&o.scaleCases, "scale-cases", 100000, "scale mode: cases inserted")
 	flag.IntVar(&o.scaleDue, "scale-due", 10000, "scale mode: cases whose follow-up is due")

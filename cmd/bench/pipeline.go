@@ -184,12 +184,12 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 		for name, url := range map[string]string{"worker": b.pprofURL, "api": b.apiPprof} {
 			ch := make(chan error, 1)
 			profs[name] = ch
-			go func() { ch <- saveProfile(ctx, url, filepath.Join(dir, name+".cpu.pprof"), 10*time.Second) }()
+			go func() { ch <- saveProfile(ctx, url, filepath.Join(dir, name+".cpu.pprof"), 30*time.Second) }()
 		}
 	}
 	c0, _ := cpuSeconds(b.workerPID)
 	mb0, mt0 := machineBusy()
-	cpu0 := sampleCPU(b.pids)
+	cpu0 := sampleCPU(b.pids, o.dbName)
 	t0 := time.Now()
 	raws, err := b.postAll(ctx, full, o.posters)
 	if err != nil {
@@ -203,7 +203,7 @@ func (b *bench) phases(ctx context.Context, ceil ceilingResult, dir string) erro
 	fullLoad := loadavg()
 	c1, _ := cpuSeconds(b.workerPID)
 	mb1, mt1 := machineBusy()
-	cpuFull := cpu0.to(sampleCPU(b.pids))
+	cpuFull := cpu0.to(sampleCPU(b.pids, o.dbName))
 	fs, err := b.measureRuns(ctx, ids)
 	if err != nil {
 		return err
