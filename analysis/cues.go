@@ -37,6 +37,8 @@ type rule struct {
 // alternative is one top-level branch of a cue pattern.
 type alternative struct {
 	re *regexp.Regexp
+	// start finds re's matches from the literals they start with.
+	start startRe
 	// gate: for each part of the branch, literals one of which the match
 	// contains (nil: no literal, always run).
 	gate [][]string
@@ -76,6 +78,7 @@ func alternativesOf(pattern string) []alternative {
 	for _, src := range topLevelBranches(pattern) {
 		src = flags + src
 		a := alternative{re: regexp.MustCompile(src)}
+		a.start = newStartRe(a.re)
 		if p, err := syntax.Parse(src, syntax.Perl); err == nil {
 			p = p.Simplify()
 			parts := []*syntax.Regexp{p}
@@ -181,7 +184,7 @@ func (ru *rule) matches(sentence string, buf [][]int) [][]int {
 	for i := range ru.alts {
 		a := &ru.alts[i]
 		if a.passes(sentence) {
-			buf = append(buf, a.re.FindAllStringIndex(sentence, 8)...)
+			buf = append(buf, a.start.findAll(sentence, 8)...)
 		}
 	}
 	if len(buf) > 1 {

@@ -734,6 +734,9 @@ func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int) [][]int {
 // overlapping match is reported; for cue and fact extraction either is
 // right.
 func (f fastRe) findAllInWindow(s string, n int) [][]int {
+	if len(f.alts) == 1 {
+		return f.alts[0].start.findAll(s, n)
+	}
 	if len(f.alts) < 2 {
 		return f.re.FindAllStringIndex(s, n)
 	}
@@ -747,7 +750,7 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 		if !a.passes(s) {
 			continue
 		}
-		for _, m := range a.re.FindAllStringIndex(s, n) {
+		for _, m := range a.start.findAll(s, n) {
 			cs = append(cs, cand{m, i})
 		}
 	}

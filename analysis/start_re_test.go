@@ -1,0 +1,72 @@
+package analysis
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/foiaflow/foiaflow/dataset"
+)
+
+// TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
+// table, the injection rules and the exemption pattern, startRe.findAll
+// returns exactly regexp's FindAllStringIndex on the project's replies
+// (lower-cased as the analyzer reads them, and as written, and with the
+// non-ASCII folds of k and s), and on texts made to hit the \b, fold and
+// length-limit edges.
+func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
+	t.Parallel()
+	var alts []alternative
+	for _, ru := range rules {
+		alts = append(alts, ru.alts...)
+	}
+	for _, ir := range injectionRules {
+		alts = append(alts, ir.re.alts...)
+	}
+	alts = append(alts, exemptionRe.alts...)
+	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`}
+	for _, p := range extra {
+		re := regexp.MustCompile(p)
+		alts = append(alts, alternative{re: re, start: newStartRe(re)})
+	}
+	anchored := 0
+	for _, a := range alts {
+		if a.start.at != nil {
+			anchored++
+		}
+	}
+	if anchored < len(alts)*3/4 {
+		t.Fatalf("only %d of %d alternatives run from their prefixes", anchored, len(alts))
+	}
+
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for i, r := range replies {
+		s := normalize(r.Text)
+		if i%8 != 0 {
+			s = s[:min(len(s), 600)]
+		}
+		texts = append(texts, asciiLower(s))
+		if i%10 == 0 {
+			texts = append(texts, s, strings.NewReplacer("s", "\u017f", "k", "\u212a").Replace(asciiLower(s)))
+		}
+	}
+	texts = append(texts, "Section 12 SECTION 3 xsection 4 ſection 5 Key key skey ks Ks KS ſ ab€ ab\u00e9x abx",
+		"fees of $12 COST OF $3 Fee of $4", "ab\u20ac", "ab", "xsection 9", "skey", "a \u212as b", "co\u017ft of $5 fee\u017f of $6")
+	for _, a := range alts {
+		for _, s := range texts {
+			want := a.re.FindAllStringIndex(s, 8)
+			if got := a.start.findAll(s, 8); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%s on %q:\n got %v\nwant %v", a.re, clip(s, 200), got, want)
+			}
+		}
+	}
+	if testing.Verbose() {
+		fmt.Printf("%d alternatives (%d anchored) × %d texts\n", len(alts), anchored, len(texts))
+	}
+}
