@@ -90,10 +90,25 @@ func (m *Model) row(name string) []float64 {
 // Logits returns the model's raw score per class (len(Classes)) for feats,
 // before the temperature.
 func (m *Model) Logits(feats []Feature) []float64 {
+	return m.logits(feats, m.rows(feats))
+}
+
+// rows returns the weights of each of feats (nil for a feature the model
+// does not know), so that scoring and explaining look each up once.
+func (m *Model) rows(feats []Feature) [][]float64 {
+	out := make([][]float64, len(feats))
+	for i, f := range feats {
+		out[i] = m.row(f.Name)
+	}
+	return out
+}
+
+// logits is Logits with the features' rows looked up.
+func (m *Model) logits(feats []Feature, rows [][]float64) []float64 {
 	out := make([]float64, len(m.Classes))
 	copy(out, m.Bias)
-	for _, f := range feats {
-		for k, w := range m.row(f.Name) {
+	for i, f := range feats {
+		for k, w := range rows[i] {
 			out[k] += f.Value * w
 		}
 	}
@@ -134,22 +149,36 @@ type Contribution struct {
 }
 
 // Explain returns the features that pushed class a over class b the most
-// (positive weights only, largest first, at most n).
+// (positive weights only, largest first, ties in feature order, at most n).
 func (m *Model) Explain(feats []Feature, a, b int, n int) []Contribution {
+	return explain(feats, m.rows(feats), a, b, n)
+}
+
+// explain is Explain with the features' rows looked up: the n largest
+// positive contributions, kept sorted as they are found (a stable sort of
+// all of them, cut to n).
+func explain(feats []Feature, rows [][]float64, a, b int, n int) []Contribution {
+	if n <= 0 {
+		return nil
+	}
 	var out []Contribution
-	for _, f := range feats {
-		row := m.row(f.Name)
+	for i, row := range rows {
 		if row == nil {
 			continue
 		}
-		d := f.Value * (row[a] - row[b])
-		if d > 0 {
-			out = append(out, Contribution{Feature: f, Weight: d})
+		d := feats[i].Value * (row[a] - row[b])
+		if !(d > 0) || len(out) == n && d <= out[n-1].Weight {
+			continue
 		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight > out[j].Weight })
-	if len(out) > n {
-		out = out[:n]
+		at := len(out)
+		for at > 0 && out[at-1].Weight < d {
+			at--
+		}
+		if len(out) < n {
+			out = append(out, Contribution{})
+		}
+		copy(out[at+1:], out[at:len(out)-1])
+		out[at] = Contribution{Feature: feats[i], Weight: d}
 	}
 	return out
 }

@@ -111,7 +111,8 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	a.Reasons = reasons
 	body := rd.body
 
-	probs := m.Probabilities(rd.feats)
+	rows := m.rows(rd.feats)
+	probs := Softmax(m.logits(rd.feats, rows), m.Temperature)
 	top, second := rankProbs(probs)
 	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
 	switch {
@@ -127,7 +128,7 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	default:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f", a.Class, probs[top], m.Classes[second], probs[second]))
 	}
-	contrib := m.Explain(rd.feats, top, second, evidenceShown)
+	contrib := explain(rd.feats, rows, top, second, evidenceShown)
 	a.Reasons = append(a.Reasons, describeContributions(contrib, m.Classes[top], m.Classes[second])...)
 	a.Reasons = append(a.Reasons, rd.z.notes...)
 
