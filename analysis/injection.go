@@ -27,8 +27,8 @@ type injectionRule struct {
 	unless *regexp.Regexp // a match containing this is ordinary agency language
 }
 
-func (r injectionRule) match(s string) bool {
-	lower := asciiLower(s)
+// match reports whether the rule fires in lower (asciiLower'ed text).
+func (r injectionRule) match(lower string) bool {
 	for _, m := range r.re.findAll(lower, 16) {
 		if r.unless == nil || !r.unless.MatchString(lower[m[0]:m[1]]) {
 			return true
@@ -55,9 +55,10 @@ var sentenceEnd = regexp.MustCompile(`[.!?](\s|$)|\n`)
 // extraction then run as if those sentences were absent.
 func stripInjections(s string) (string, []string, []string) {
 	var flags, removed []string
+	lower := asciiLower(s)
 	hit := false
 	for _, r := range injectionRules {
-		if r.match(s) {
+		if r.match(lower) {
 			hit = true
 			break
 		}
@@ -76,7 +77,7 @@ func stripInjections(s string) (string, []string, []string) {
 		sent := s[start:e[1]]
 		bad := false
 		for _, r := range injectionRules {
-			if r.match(sent) {
+			if r.match(lower[start:e[1]]) {
 				bad = true
 				flags = appendUnique(flags, r.flag)
 			}
@@ -96,7 +97,7 @@ func stripInjections(s string) (string, []string, []string) {
 	}
 	// Rules that span sentence boundaries still raise the flag.
 	for _, r := range injectionRules {
-		if r.match(s) {
+		if r.match(lower) {
 			flags = appendUnique(flags, r.flag)
 		}
 	}
