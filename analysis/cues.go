@@ -160,12 +160,13 @@ func walkPattern(pattern string, visit func(i int, c byte, depth int) bool) {
 }
 
 // passes reports whether sentence (lower-cased) holds a literal of every
-// set of the gate.
-func (a *alternative) passes(sentence string) bool {
+// set of the gate. grams, when not nil, are the byte pairs of sentence: a
+// literal whose first or last pair is not among them is not looked for.
+func (a *alternative) passes(sentence string, grams *gramSet) bool {
 	for _, set := range a.gate {
 		found := false
 		for _, lit := range set {
-			if strings.Contains(sentence, lit) {
+			if (grams == nil || grams.mayHold(lit)) && strings.Contains(sentence, lit) {
 				found = true
 				break
 			}
@@ -178,12 +179,12 @@ func (a *alternative) passes(sentence string) bool {
 }
 
 // matches returns the matches of ru in sentence, leftmost first, from the
-// branches whose gate passes.
-func (ru *rule) matches(sentence string, buf [][]int) [][]int {
+// branches whose gate passes (grams: the byte pairs of sentence, or nil).
+func (ru *rule) matches(sentence string, grams *gramSet, buf [][]int) [][]int {
 	buf = buf[:0]
 	for i := range ru.alts {
 		a := &ru.alts[i]
-		if a.passes(sentence) {
+		if a.passes(sentence, grams) {
 			buf = append(buf, a.start.findAll(sentence, 8)...)
 		}
 	}
@@ -420,53 +421,79 @@ var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_
 func scoreRules(ix *bigramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
-	sents := sentenceSpans(lower)
+	sents := newSentences(lower)
 	restated := restatedSpans(lower)
-	var pos []int
+	var pos, held []int
+	whole := [][2]int{{0, len(lower)}}
 	for i := range rules {
 		ru := &rules[i]
 		keys := ru.fr.keys
 		if keys == nil {
 			keys = ru.fr.prefix
 		}
-		var spans [][2]int
+		var e evidence
+		var ok bool
 		if keys == nil || ru.fr.anchored {
-			spans = [][2]int{{0, len(lower)}}
+			e, ok = firstCue(ru, lower, body, whole, nil, restated)
 		} else {
 			pos = pos[:0]
 			for _, k := range keys {
 				pos = ix.positions(k, pos)
 			}
-			spans = spansOf(sents, pos)
+			held = sents.holding(pos, held[:0])
+			e, ok = firstCueIn(ru, lower, body, sents, held, restated)
 		}
-		if e, ok := firstCue(ru, lower, body, spans, restated); ok {
+		if ok {
 			out = append(out, e)
 		}
 	}
 	return dropOverlaps(out)
 }
 
+// firstCueIn is firstCue over the sentences held (indexes of sents,
+// ascending).
+func firstCueIn(ru *rule, lower, body string, sents *sentences, held []int, restated [][2]int) (evidence, bool) {
+	var buf [][]int
+	for _, i := range held {
+		sp := sents.spans[i]
+		buf = ru.matches(lower[sp[0]:sp[1]], sents.gramsOf(i), buf)
+		if e, ok := acceptCue(ru, lower, body, sp, buf, restated); ok {
+			return e, true
+		}
+	}
+	return evidence{}, false
+}
+
 // firstCue returns the first match of ru within spans that is not negated
 // and does not lie in the requester's own words restated by the agency.
-func firstCue(ru *rule, lower, body string, spans, restated [][2]int) (evidence, bool) {
+func firstCue(ru *rule, lower, body string, spans [][2]int, grams *gramSet, restated [][2]int) (evidence, bool) {
 	var buf [][]int
 	for _, sp := range spans {
-		buf = ru.matches(lower[sp[0]:sp[1]], buf)
-		for _, m := range buf {
-			m0, m1 := m[0]+sp[0], m[1]+sp[0]
-			if inSpans(restated, m0) {
-				continue
-			}
-			pre := lower[max(0, m0-50):m0]
-			if ru.negatable && negated(pre) {
-				continue
-			}
-			w := ru.weight
-			if !appealExempt[ru.name] && firstOf(" "+sentenceAround(lower, m0, m1)+" ", appealContext) != "" {
-				w = round2(w * 0.3)
-			}
-			return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0}, true
+		buf = ru.matches(lower[sp[0]:sp[1]], grams, buf)
+		if e, ok := acceptCue(ru, lower, body, sp, buf, restated); ok {
+			return e, true
 		}
+	}
+	return evidence{}, false
+}
+
+// acceptCue returns the first of ms (matches of ru in the span sp) that
+// counts.
+func acceptCue(ru *rule, lower, body string, sp [2]int, ms [][]int, restated [][2]int) (evidence, bool) {
+	for _, m := range ms {
+		m0, m1 := m[0]+sp[0], m[1]+sp[0]
+		if inSpans(restated, m0) {
+			continue
+		}
+		pre := lower[max(0, m0-50):m0]
+		if ru.negatable && negated(pre) {
+			continue
+		}
+		w := ru.weight
+		if !appealExempt[ru.name] && firstOf(" "+sentenceAround(lower, m0, m1)+" ", appealContext) != "" {
+			w = round2(w * 0.3)
+		}
+		return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0}, true
 	}
 	return evidence{}, false
 }
@@ -515,24 +542,67 @@ func abbreviationBefore(lower string, i int) bool {
 	return len(w) > 0 && len(w) <= 2 && isLetterByte(w[0]) || strings.Contains(w, ".") || abbreviations[w]
 }
 
-// spansOf returns, ascending and without repeats, the sentences that hold
-// the offsets pos (which it sorts).
-func spansOf(sents [][2]int, pos []int) [][2]int {
+// sentences are the sentence spans of a text (sentenceSpans) with the byte
+// pairs of each, computed when first asked for.
+type sentences struct {
+	text  string
+	spans [][2]int
+	grams []gramSet
+	done  []bool
+}
+
+func newSentences(lower string) *sentences {
+	sp := sentenceSpans(lower)
+	return &sentences{text: lower, spans: sp, grams: make([]gramSet, len(sp)), done: make([]bool, len(sp))}
+}
+
+// gramsOf returns the byte pairs of sentence i.
+func (s *sentences) gramsOf(i int) *gramSet {
+	if !s.done[i] {
+		s.grams[i].fill(s.text[s.spans[i][0]:s.spans[i][1]])
+		s.done[i] = true
+	}
+	return &s.grams[i]
+}
+
+// holding appends to out, ascending and without repeats, the indexes of
+// the sentences that hold the offsets pos (which it sorts).
+func (s *sentences) holding(pos []int, out []int) []int {
 	sort.Ints(pos)
-	var out [][2]int
 	j := 0
 	for _, p := range pos {
-		for j < len(sents) && sents[j][1] <= p {
+		for j < len(s.spans) && s.spans[j][1] <= p {
 			j++
 		}
-		if j == len(sents) {
+		if j == len(s.spans) {
 			break
 		}
-		if n := len(out); n == 0 || out[n-1] != sents[j] {
-			out = append(out, sents[j])
+		if n := len(out); n == 0 || out[n-1] != j {
+			out = append(out, j)
 		}
 	}
 	return out
+}
+
+// gramSet is the set of byte pairs of a text, by bigramHash: a literal
+// whose first or last pair is missing does not occur in the text.
+type gramSet [bigramBuckets / 64]uint64
+
+func (g *gramSet) fill(s string) {
+	for i := 0; i+1 < len(s); i++ {
+		h := bigramHash(s[i], s[i+1])
+		g[h>>6] |= 1 << (h & 63)
+	}
+}
+
+// mayHold reports whether lit can occur in the text (false: it does not).
+func (g *gramSet) mayHold(lit string) bool {
+	if len(lit) < 2 {
+		return true
+	}
+	h := bigramHash(lit[0], lit[1])
+	t := bigramHash(lit[len(lit)-2], lit[len(lit)-1])
+	return g[h>>6]&(1<<(h&63)) != 0 && g[t>>6]&(1<<(t&63)) != 0
 }
 
 // dropOverlaps keeps, of two cues for the same class whose matches overlap,

@@ -747,7 +747,7 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 	var cs []cand
 	for i := range f.alts {
 		a := &f.alts[i]
-		if !a.passes(s) {
+		if !a.passes(s, nil) {
 			continue
 		}
 		for _, m := range a.start.findAll(s, n) {
