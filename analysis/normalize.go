@@ -15,8 +15,10 @@ func normalize(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	s = fixMojibake(s)
-	s = charReplacer.Replace(s)
-	if strings.ContainsAny(s, "¼½¾") {
+	if needsCharReplacer(s) {
+		s = charReplacer.Replace(s)
+	}
+	if hasFraction(s) {
 		s = fractionRe.ReplaceAllStringFunc(s, func(m string) string {
 			whole := strings.TrimSpace(strings.TrimRight(m, "¼½¾"))
 			frac := map[string]string{"¼": ".25", "½": ".5", "¾": ".75"}[strings.TrimLeft(m[len(m)-2:], " ")]
@@ -49,6 +51,40 @@ var contractions = strings.NewReplacer(
 	"we'll", "we will", "We'll", "We will", "I'll", "I will", "I'm", "I am", "I've", "I have",
 	"you're", "you are", "You're", "You are", "you'll", "you will", "You'll", "You will",
 )
+
+// needsCharReplacer reports whether s holds a byte charReplacer replaces:
+// a tab, a "*" or any non-ASCII byte (all its other keys are non-ASCII).
+func needsCharReplacer(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c == '\t' || c == '*' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFraction reports whether s holds ¼, ½ or ¾ (C2 BC, C2 BD, C2 BE).
+func hasFraction(s string) bool { return hasPairAfter(s, 0xc2, 0xbc, 0xbd, 0xbe) }
+
+// hasPairAfter reports whether s holds the byte lead followed by one of
+// next. lead is a UTF-8 lead byte, which never continues another
+// sequence, so in valid or invalid UTF-8 alike this is whether s holds one
+// of those two-byte runes.
+func hasPairAfter(s string, lead byte, next ...byte) bool {
+	for i := strings.IndexByte(s, lead); i >= 0 && i+1 < len(s); {
+		for _, n := range next {
+			if s[i+1] == n {
+				return true
+			}
+		}
+		j := strings.IndexByte(s[i+1:], lead)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
 
 // squeezeSpaces collapses runs of spaces and drops trailing spaces per line.
 func squeezeSpaces(s string) string {
@@ -92,7 +128,8 @@ var (
 // fixMojibake re-decodes runs of U+0080–U+00FF that form valid UTF-8 when
 // read back as bytes (the classic Latin-1 misdecoding).
 func fixMojibake(s string) string {
-	if !strings.ContainsAny(s, "\u00c2\u00c3\u00e2\u00ef") {
+	if !hasPairAfter(s, 0xc3, 0x82, 0x83, 0xa2, 0xaf) {
+		// None of Â, Ã, â, ï (C3 82, C3 83, C3 A2, C3 AF).
 		return s
 	}
 	var b strings.Builder

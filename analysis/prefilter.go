@@ -775,6 +775,20 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 	return out
 }
 
+// absentFrom reports whether lower holds none of f's keys (then neither
+// lower nor any part of it holds a match).
+func (f fastRe) absentFrom(lower string) bool {
+	if f.keys == nil {
+		return false
+	}
+	for _, k := range f.keys {
+		if strings.Contains(lower, k) {
+			return false
+		}
+	}
+	return true
+}
+
 // match reports whether lower contains a match.
 func (f fastRe) match(lower string) bool { return len(f.findAll(lower, 1)) > 0 }
 

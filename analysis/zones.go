@@ -40,7 +40,12 @@ var (
 func split(norm string) zones {
 	z := zones{full: norm}
 	lines := strings.Split(norm, "\n")
-	lowers := strings.Split(asciiLower(norm), "\n")
+	lower := asciiLower(norm)
+	lowers := strings.Split(lower, "\n")
+	// A pattern none of whose keys the reply holds matches no line of it.
+	quoteHeader, fromHeader := !quoteHeaderRe.absentFrom(lower), strings.Contains(lower, "from:")
+	letterStart, disclaimer := !letterStartRe.absentFrom(lower), !disclaimerRe.absentFrom(lower)
+	portalFooter := !portalFooterRe.absentFrom(lower)
 	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
 
 	// Quoted earlier messages: ">" lines, and everything after a reply header
@@ -51,7 +56,7 @@ func split(norm string) zones {
 			drop[i] = 'q'
 			continue
 		}
-		if quoteHeaderRe.match(lowers[i]) || (fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
+		if quoteHeader && quoteHeaderRe.match(lowers[i]) || (fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
 			j := i
 			for ; j < len(lines) && !attachedMarker.MatchString(lines[j]); j++ {
 				drop[j] = 'q'
@@ -63,7 +68,7 @@ func split(norm string) zones {
 
 	// A quoted copy of the requester's own letter.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || !letterStartRe.match(lowers[i]) {
+		if drop[i] != 0 || !letterStart || !letterStartRe.match(lowers[i]) {
 			continue
 		}
 		end := -1
@@ -86,7 +91,7 @@ func split(norm string) zones {
 
 	// Confidentiality footers: from the opening line to the end of the paragraph.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || !disclaimerRe.match(lowers[i]) {
+		if drop[i] != 0 || !disclaimer || !disclaimerRe.match(lowers[i]) {
 			continue
 		}
 		j := i
@@ -99,7 +104,7 @@ func split(norm string) zones {
 	// Portal-system footers ("To monitor the progress … log into …").
 	var footer []string
 	for i, l := range lines {
-		if drop[i] == 0 && portalFooterRe.match(lowers[i]) {
+		if drop[i] == 0 && portalFooter && portalFooterRe.match(lowers[i]) {
 			drop[i] = 'f'
 			footer = append(footer, l)
 		}

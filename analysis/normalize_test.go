@@ -1,0 +1,32 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestNormalizeGatesAgreeWithContainsAny: the byte-level checks normalize
+// uses to skip work answer exactly what strings.ContainsAny answers for
+// the runes they stand for, on valid and invalid UTF-8 alike.
+func TestNormalizeGatesAgreeWithContainsAny(t *testing.T) {
+	t.Parallel()
+	alphabet := []byte{'a', ' ', '\t', '*', 0xc2, 0xc3, 0xe2, 0x80, 0x82, 0x83, 0xa2, 0xaf, 0xbc, 0xbd, 0xbe, 0xbf}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(b)
+		if got, want := hasFraction(s), strings.ContainsAny(s, "¼½¾"); got != want {
+			t.Fatalf("hasFraction(%q) = %v, ContainsAny %v", s, got, want)
+		}
+		if got, want := hasPairAfter(s, 0xc3, 0x82, 0x83, 0xa2, 0xaf), strings.ContainsAny(s, "\u00c2\u00c3\u00e2\u00ef"); got != want {
+			t.Fatalf("mojibake gate on %q = %v, ContainsAny %v", s, got, want)
+		}
+		if !needsCharReplacer(s) && charReplacer.Replace(s) != s {
+			t.Fatalf("charReplacer changes %q, which the gate skips", s)
+		}
+	}
+}
