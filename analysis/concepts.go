@@ -43,10 +43,10 @@ func init() {
 	}
 }
 
-// sentenceConcepts calls emit for each concept and each pair of concepts
-// (alphabetical, "A+B") present in one sentence of a text's words, with the
-// sentence's byte span.
-func sentenceConcepts(words []token, emit func(name string, start, end int)) {
+// sentenceConcepts calls emit for each concept (b "") and each pair of
+// concepts (a < b alphabetically: the feature "s:a+b") present in one
+// sentence of a text's words, with the sentence's byte span.
+func sentenceConcepts(words []token, emit func(a, b string, start, end int)) {
 	var set []string
 	start, end := -1, 0
 	flush := func() {
@@ -55,9 +55,9 @@ func sentenceConcepts(words []token, emit func(name string, start, end int)) {
 		}
 		sort.Strings(set)
 		for i, a := range set {
-			emit("s:"+a, start, end)
+			emit(a, "", start, end)
 			for _, b := range set[i+1:] {
-				emit("s:"+a+"+"+b, start, end)
+				emit(a, b, start, end)
 			}
 		}
 		set = set[:0]

@@ -117,17 +117,22 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 func (rd *reading) features() []Feature {
 	var fs featureSet
 	fs.seen = make(map[string]int, 512)
+	fs.out = make([]Feature, 0, 2*len(rd.tokens)+64)
 	// Words and word pairs of the agency's own text. Pairs do not cross a
 	// sentence end or a paragraph break.
 	for i, t := range rd.tokens {
-		fs.add("w:"+t.word, 1, rd.body[t.start:t.end], t.start)
+		fs.addJoin(1, rd.body[t.start:t.end], t.start, "w:", t.word)
 		if i > 0 && !t.breakBefore {
 			p := rd.tokens[i-1]
-			fs.add("b:"+p.word+"_"+t.word, 1, rd.body[p.start:t.end], p.start)
+			fs.addJoin(1, rd.body[p.start:t.end], p.start, "b:", p.word, "_", t.word)
 		}
 	}
-	sentenceConcepts(rd.tokens, func(name string, start, end int) {
-		fs.add(name, 1, rd.body[start:end], start)
+	sentenceConcepts(rd.tokens, func(a, b string, start, end int) {
+		if b == "" {
+			fs.addJoin(1, rd.body[start:end], start, "s:", a)
+		} else {
+			fs.addJoin(1, rd.body[start:end], start, "s:", a, "+", b)
+		}
 	})
 	for _, a := range rd.attachments {
 		forEachToken(a, func(tok string, start, end int, _ bool) {
@@ -185,6 +190,7 @@ func (rd *reading) hasEvidence() bool {
 type featureSet struct {
 	seen map[string]int
 	out  []Feature
+	name []byte // scratch for addJoin
 }
 
 func (fs *featureSet) add(name string, v float64, span string, start int) {
@@ -194,6 +200,20 @@ func (fs *featureSet) add(name string, v float64, span string, start int) {
 	}
 	fs.seen[name] = len(fs.out)
 	fs.out = append(fs.out, Feature{Name: name, Value: v, Span: span, Start: start})
+}
+
+// addJoin is add with the name given in parts, joined only when the name
+// is new.
+func (fs *featureSet) addJoin(v float64, span string, start int, parts ...string) {
+	fs.name = fs.name[:0]
+	for _, p := range parts {
+		fs.name = append(fs.name, p...)
+	}
+	if i, ok := fs.seen[string(fs.name)]; ok {
+		fs.out[i].Value = max(fs.out[i].Value, v)
+		return
+	}
+	fs.add(string(fs.name), v, span, start)
 }
 
 type fact struct{ name, span string }
@@ -307,7 +327,7 @@ func forEachToken(s string, fn func(tok string, start, end int, breakBefore bool
 		}
 		start := i
 		buf = buf[:0]
-		digits := false
+		digits, same := false, true // same: buf is s[start:i]
 		for i < len(s) {
 			r, n := rune(s[i]), 1
 			if s[i] >= utf8.RuneSelf {
@@ -315,6 +335,7 @@ func forEachToken(s string, fn func(tok string, start, end int, breakBefore bool
 			}
 			if r == '\'' && i+n < len(s) && isLetterByte(s[i+n]) && len(buf) > 0 {
 				i += n
+				same = false
 				continue
 			}
 			if !isWordRune(r) {
@@ -324,15 +345,24 @@ func forEachToken(s string, fn func(tok string, start, end int, breakBefore bool
 			case r >= '0' && r <= '9':
 				digits = true
 			case r < utf8.RuneSelf:
-				buf = append(buf, byte(unicode.ToLower(r)))
+				c := byte(unicode.ToLower(r))
+				same = same && c == s[i]
+				buf = append(buf, c)
 			default:
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+				l := unicode.ToLower(r)
+				same = same && l == r && utf8.RuneLen(l) == n
+				buf = utf8.AppendRune(buf, l)
 			}
 			i += n
 		}
-		tok := string(buf)
-		if digits {
+		var tok string
+		switch {
+		case digits:
 			tok = "#"
+		case same:
+			tok = s[start:i]
+		default:
+			tok = string(buf)
 		}
 		fn(tok, start, i, brk)
 		brk = false
