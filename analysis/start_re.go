@@ -17,8 +17,9 @@ type startRe struct {
 	// (findAll then runs re).
 	at     *regexp.Regexp
 	prefix []string
-	// first marks the bytes a prefix literal starts with.
-	first [256]bool
+	// first[c] is 1 + the index of the first prefix literal (they are
+	// sorted) that starts with c, ignoring ASCII case when fold; 0: none.
+	first [256]uint8
 	// wordB: the pattern starts with \b (every prefix literal then starts
 	// with a word byte, so the \b holds where the byte before is not one).
 	wordB bool
@@ -43,12 +44,8 @@ func newStartRe(re *regexp.Regexp) startRe {
 	if hasAnchor(p) || hasNoWordBoundary(p) {
 		return s
 	}
-	pre, wordB := prefixLiterals(p)
+	pre, wordB := startLiterals(p)
 	if pre == nil || minLenOf(pre) < 1 {
-		return s
-	}
-	if !s.fold && hasUpper(re.String()) {
-		// prefixLiterals lower-cases what it reads.
 		return s
 	}
 	for _, l := range pre {
@@ -56,15 +53,138 @@ func newStartRe(re *regexp.Regexp) startRe {
 			return s
 		}
 	}
-	s.prefix, s.wordB = pre, wordB
-	for _, l := range pre {
-		s.first[l[0]] = true
+	if len(pre) > 255 {
+		return s
+	}
+	s.prefix, s.wordB = pre, wordB // sorted
+	for i := len(pre) - 1; i >= 0; i-- {
+		c := pre[i][0]
+		s.first[c] = uint8(i + 1)
 		if s.fold {
-			s.first[upperASCII(l[0])] = true
+			s.first[upperASCII(c)] = uint8(i + 1)
 		}
 	}
 	s.at = regexp.MustCompile(`^(?:` + re.String() + `)`)
 	return s
+}
+
+// maxStartLiterals bounds the literals startLiterals enumerates.
+const maxStartLiterals = 64
+
+// startLiterals returns literals (lower-case, sorted, deduplicated) one of
+// which every match of p starts with, or nil, and whether p begins with
+// \b. A leading run of literals, optional literals and small character
+// classes is spelt out (at most maxStartLiterals strings); a repeated item
+// contributes its own start.
+func startLiterals(p *syntax.Regexp) ([]string, bool) {
+	if p.Op == syntax.OpConcat && len(p.Sub) > 1 && p.Sub[0].Op == syntax.OpWordBoundary {
+		l, b := startLiterals(&syntax.Regexp{Op: syntax.OpConcat, Sub: p.Sub[1:]})
+		if b {
+			return nil, false
+		}
+		return l, l != nil
+	}
+	switch p.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return startLiterals(p.Sub[0])
+	case syntax.OpRepeat:
+		if p.Min >= 1 {
+			return startLiterals(p.Sub[0])
+		}
+		return nil, false
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range p.Sub {
+			l, b := startLiterals(s)
+			if l == nil || b {
+				return nil, false
+			}
+			out = append(out, l...)
+		}
+		return dedupe(out), false
+	case syntax.OpConcat:
+		acc := []string{""}
+		for _, s := range p.Sub {
+			if ex := spelt(s); ex != nil {
+				if len(acc)*len(ex) > maxStartLiterals {
+					break
+				}
+				acc = cross(acc, ex)
+				continue
+			}
+			if l, b := startLiterals(s); l != nil && !b && len(acc)*len(l) <= maxStartLiterals {
+				acc = cross(acc, l)
+			}
+			break
+		}
+		for _, a := range acc {
+			if a == "" {
+				return nil, false
+			}
+		}
+		return dedupe(acc), false
+	}
+	if ex := spelt(p); ex != nil {
+		return dedupe(ex), false
+	}
+	return nil, false
+}
+
+// foldLower lower-cases s when p matches case-insensitively (a literal
+// that does not stays as written, and newStartRe refuses upper case).
+func foldLower(p *syntax.Regexp, s string) string {
+	if p.Flags&syntax.FoldCase != 0 {
+		return strings.ToLower(s)
+	}
+	return s
+}
+
+// spelt returns every string p matches (lower-cased where it folds case), or nil when p is not
+// a small finite set: literals, optional items, alternations and
+// character classes of at most 16 characters, concatenated.
+func spelt(p *syntax.Regexp) []string {
+	switch p.Op {
+	case syntax.OpLiteral:
+		return []string{foldLower(p, string(p.Rune))}
+	case syntax.OpCapture:
+		return spelt(p.Sub[0])
+	case syntax.OpQuest:
+		if l := spelt(p.Sub[0]); l != nil {
+			return append(l, "")
+		}
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; i+1 < len(p.Rune); i += 2 {
+			if p.Rune[i+1]-p.Rune[i] > 16 || len(out) > 32 {
+				return nil
+			}
+			for r := p.Rune[i]; r <= p.Rune[i+1]; r++ {
+				out = append(out, foldLower(p, string(r)))
+			}
+		}
+		return dedupe(out)
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range p.Sub {
+			l := spelt(s)
+			if l == nil || len(out)+len(l) > maxStartLiterals {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return dedupe(out)
+	case syntax.OpConcat:
+		acc := []string{""}
+		for _, s := range p.Sub {
+			l := spelt(s)
+			if l == nil || len(acc)*len(l) > maxStartLiterals {
+				return nil
+			}
+			acc = cross(acc, l)
+		}
+		return acc
+	}
+	return nil
 }
 
 // isLowerASCII reports whether l is ASCII without upper-case letters: a
@@ -77,20 +197,6 @@ func isLowerASCII(l string) bool {
 		}
 	}
 	return true
-}
-
-// hasUpper reports whether a pattern holds an upper-case ASCII letter that
-// is not an escape's (\S, \W, \D, \B).
-func hasUpper(pattern string) bool {
-	for i := 0; i < len(pattern); i++ {
-		switch c := pattern[i]; {
-		case c == '\\':
-			i++
-		case c >= 'A' && c <= 'Z':
-			return true
-		}
-	}
-	return false
 }
 
 func upperASCII(c byte) byte {
@@ -120,7 +226,7 @@ func (r *startRe) findAll(s string, n int) [][]int {
 	var out [][]int
 	next := 0 // a match ends here; the next one starts at or after it
 	for p := 0; p < len(s); p++ {
-		if !r.first[s[p]] || p < next {
+		if r.first[s[p]] == 0 || p < next {
 			continue
 		}
 		if r.wordB && p > 0 && isWordByte(s[p-1]) {
@@ -147,7 +253,14 @@ func (r *startRe) findAll(s string, n int) [][]int {
 }
 
 func (r *startRe) hasPrefixAt(s string, p int) bool {
-	for _, l := range r.prefix {
+	c := s[p]
+	if r.fold && c >= 'A' && c <= 'Z' {
+		c += 32
+	}
+	for _, l := range r.prefix[r.first[s[p]]-1:] {
+		if l[0] != c {
+			return false
+		}
 		if len(s)-p < len(l) {
 			continue
 		}
