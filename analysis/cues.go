@@ -41,7 +41,7 @@ type alternative struct {
 	start startRe
 	// gate: for each part of the branch, literals one of which the match
 	// contains (nil: no literal, always run).
-	gate [][]string
+	gate [][]gateLit
 }
 
 const (
@@ -87,7 +87,7 @@ func alternativesOf(pattern string) []alternative {
 			}
 			for _, part := range parts {
 				if l := requiredLiterals(part); l != nil {
-					a.gate = append(a.gate, l)
+					a.gate = append(a.gate, gateLits(l))
 				}
 			}
 		}
@@ -166,7 +166,7 @@ func (a *alternative) passes(sentence string, grams *gramSet) bool {
 	for _, set := range a.gate {
 		found := false
 		for _, lit := range set {
-			if (grams == nil || grams.mayHold(lit)) && strings.Contains(sentence, lit) {
+			if (grams == nil || grams.mayHold(lit)) && strings.Contains(sentence, lit.s) {
 				found = true
 				break
 			}
@@ -422,7 +422,7 @@ func scoreRules(ix *bigramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower)
-	restated := restatedSpans(lower)
+	restated := restatedSpans(ix)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
 	for i := range rules {
@@ -595,14 +595,30 @@ func (g *gramSet) fill(s string) {
 	}
 }
 
+// gateLit is a gate literal with the hashes of its first and last byte
+// pairs.
+type gateLit struct {
+	s           string
+	first, last int
+}
+
+func gateLits(ls []string) []gateLit {
+	out := make([]gateLit, len(ls))
+	for i, l := range ls {
+		out[i] = gateLit{s: l, first: -1}
+		if len(l) >= 2 {
+			out[i].first, out[i].last = bigramHash(l[0], l[1]), bigramHash(l[len(l)-2], l[len(l)-1])
+		}
+	}
+	return out
+}
+
 // mayHold reports whether lit can occur in the text (false: it does not).
-func (g *gramSet) mayHold(lit string) bool {
-	if len(lit) < 2 {
+func (g *gramSet) mayHold(lit gateLit) bool {
+	if lit.first < 0 {
 		return true
 	}
-	h := bigramHash(lit[0], lit[1])
-	t := bigramHash(lit[len(lit)-2], lit[len(lit)-1])
-	return g[h>>6]&(1<<(h&63)) != 0 && g[t>>6]&(1<<(t&63)) != 0
+	return g[lit.first>>6]&(1<<(lit.first&63)) != 0 && g[lit.last>>6]&(1<<(lit.last&63)) != 0
 }
 
 // dropOverlaps keeps, of two cues for the same class whose matches overlap,
@@ -680,11 +696,12 @@ var (
 	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\n|(our )?(response|answer):`)
 )
 
-// restatedSpans returns the byte spans of lower (ascending) that restate
-// the requester's words; cues found there are the requester's, not the
-// agency's ("Thank you for your request for information concerning: can
+// restatedSpans returns the byte spans of the lower-cased text ix indexes
+// (ascending) that restate the requester's words; cues found there are the
+// requester's, not the agency's ("Thank you for your request for information concerning: can
 // you confirm …").
-func restatedSpans(lower string) [][2]int {
+func restatedSpans(ix *bigramIndex) [][2]int {
+	lower := ix.text
 	var out [][2]int
 	add := func(from int, skipSentenceEnd bool) {
 		rest := lower[from:min(len(lower), from+600)]
@@ -698,10 +715,10 @@ func restatedSpans(lower string) [][2]int {
 		}
 		out = append(out, [2]int{from, from + end})
 	}
-	for _, m := range restatedAboutRe.findAll(lower, 16) {
+	for _, m := range restatedAboutRe.findAllIn(ix, 16) {
 		add(m[1], false)
 	}
-	for _, m := range restatedAskRe.findAll(lower, 16) {
+	for _, m := range restatedAskRe.findAllIn(ix, 16) {
 		add(m[1], true)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })

@@ -73,7 +73,11 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	z := split(text)
 	rd.z = z
 	body := z.body
-	for _, m := range attachmentsLineRe.FindAllStringSubmatch(body, -1) {
+	var lines [][]string
+	if containsFold(body, "[attach") {
+		lines = attachmentsLineRe.FindAllStringSubmatch(body, -1)
+	}
+	for _, m := range lines {
 		for _, n := range strings.Split(m[1], ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				rd.attachments = append(rd.attachments, n)

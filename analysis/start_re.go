@@ -284,3 +284,16 @@ func asciiEqualFold(a, l string) bool {
 	}
 	return true
 }
+
+// containsFold reports whether s holds lit (lower-case ASCII) ignoring
+// ASCII case: for a literal without k or s (whose case folds include
+// non-ASCII letters) this is whether (?i)lit occurs in s.
+func containsFold(s, lit string) bool {
+	c0, u0 := lit[0], upperASCII(lit[0])
+	for i := 0; i+len(lit) <= len(s); i++ {
+		if (s[i] == c0 || s[i] == u0) && asciiEqualFold(s[i:i+len(lit)], lit) {
+			return true
+		}
+	}
+	return false
+}

@@ -70,3 +70,17 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		fmt.Printf("%d alternatives (%d anchored) × %d texts\n", len(alts), anchored, len(texts))
 	}
 }
+
+// TestContainsFoldIsCaseInsensitiveContains: containsFold agrees with
+// (?i)literal on texts mixing cases, for literals without k or s.
+func TestContainsFoldIsCaseInsensitiveContains(t *testing.T) {
+	t.Parallel()
+	for _, lit := range []string{"attached c", "[attach", "a", "ab"} {
+		re := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(lit))
+		for _, s := range []string{"", "a", "A", "xAtTaChEd Correspondence", "attached", "[ATTACHMENTS: a.pdf]", "[Attach", "b", "aB", "\u212a ab", "ATTACHED\u00a0C", "attached  c"} {
+			if got, want := containsFold(s, lit), re.MatchString(s); got != want {
+				t.Errorf("containsFold(%q, %q) = %v, (?i) regexp says %v", s, lit, got, want)
+			}
+		}
+	}
+}

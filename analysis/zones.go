@@ -58,7 +58,7 @@ func split(norm string) zones {
 		}
 		if quoteHeader && quoteHeaderRe.match(lowers[i]) || (fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
 			j := i
-			for ; j < len(lines) && !attachedMarker.MatchString(lines[j]); j++ {
+			for ; j < len(lines) && !isAttachedMarker(lines[j]); j++ {
 				drop[j] = 'q'
 			}
 			z.notes = append(z.notes, "ignored quoted earlier message")
@@ -95,7 +95,7 @@ func split(norm string) zones {
 			continue
 		}
 		j := i
-		for ; j < len(lines) && strings.TrimSpace(lines[j]) != "" && !attachedMarker.MatchString(lines[j]); j++ {
+		for ; j < len(lines) && strings.TrimSpace(lines[j]) != "" && !isAttachedMarker(lines[j]); j++ {
 			drop[j] = 'd'
 		}
 		i = j
@@ -118,7 +118,7 @@ func split(norm string) zones {
 		j := i + 1
 		for ; j < len(lines); j++ {
 			t := strings.TrimSpace(lines[j])
-			if attachedMarker.MatchString(t) || len(t) > 90 || proseLineRe.MatchString(t) {
+			if isAttachedMarker(t) || len(t) > 90 || isProseLine(t) {
 				break
 			}
 			if drop[j] == 0 {
@@ -151,6 +151,18 @@ func split(norm string) zones {
 	z.body = body
 	z.footer = strings.Join(footer, "\n")
 	return z
+}
+
+// isAttachedMarker is attachedMarker.MatchString(l); a line without
+// "attached c" in any case has no match.
+func isAttachedMarker(l string) bool {
+	return containsFold(l, "attached c") && attachedMarker.MatchString(l)
+}
+
+// isProseLine is proseLineRe.MatchString(t); the pattern ends the text with
+// one of ".?!:".
+func isProseLine(t string) bool {
+	return t != "" && strings.IndexByte(".?!:", t[len(t)-1]) >= 0 && proseLineRe.MatchString(t)
 }
 
 func nextMatches(lines []string, from, n int, re *regexp.Regexp) bool {
