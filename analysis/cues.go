@@ -165,8 +165,8 @@ func walkPattern(pattern string, visit func(i int, c byte, depth int) bool) {
 func (a *alternative) passes(sentence string, grams *gramSet) bool {
 	for _, set := range a.gate {
 		found := false
-		for _, lit := range set {
-			if (grams == nil || grams.mayHold(lit)) && strings.Contains(sentence, lit.s) {
+		for i := range set {
+			if (grams == nil || grams.mayHold(&set[i])) && strings.Contains(sentence, set[i].s) {
 				found = true
 				break
 			}
@@ -595,30 +595,40 @@ func (g *gramSet) fill(s string) {
 	}
 }
 
-// gateLit is a gate literal with the hashes of its first and last byte
-// pairs.
+// gateLit is a gate literal with the hashes of (up to 8 of) its byte
+// pairs, first and last included.
 type gateLit struct {
-	s           string
-	first, last int
+	s     string
+	pairs [8]uint16
+	n     uint8
 }
 
 func gateLits(ls []string) []gateLit {
 	out := make([]gateLit, len(ls))
 	for i, l := range ls {
-		out[i] = gateLit{s: l, first: -1}
-		if len(l) >= 2 {
-			out[i].first, out[i].last = bigramHash(l[0], l[1]), bigramHash(l[len(l)-2], l[len(l)-1])
+		g := gateLit{s: l}
+		if m := len(l) - 1; m >= 1 {
+			k := min(m, len(g.pairs))
+			for j := range k {
+				at := j * (m - 1) / max(k-1, 1) // spread over the literal, 0 and m-1 included
+				g.pairs[j] = uint16(bigramHash(l[at], l[at+1]))
+			}
+			g.n = uint8(k)
 		}
+		out[i] = g
 	}
 	return out
 }
 
-// mayHold reports whether lit can occur in the text (false: it does not).
-func (g *gramSet) mayHold(lit gateLit) bool {
-	if lit.first < 0 {
-		return true
+// mayHold reports whether lit can occur in the text (false: one of its
+// byte pairs does not).
+func (g *gramSet) mayHold(lit *gateLit) bool {
+	for _, h := range lit.pairs[:lit.n] {
+		if g[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
 	}
-	return g[lit.first>>6]&(1<<(lit.first&63)) != 0 && g[lit.last>>6]&(1<<(lit.last&63)) != 0
+	return true
 }
 
 // dropOverlaps keeps, of two cues for the same class whose matches overlap,
