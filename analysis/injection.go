@@ -28,8 +28,15 @@ type injectionRule struct {
 }
 
 // match reports whether the rule fires in lower (asciiLower'ed text).
-func (r injectionRule) match(lower string) bool {
-	for _, m := range r.re.findAll(lower, 16) {
+func (r injectionRule) match(lower string) bool { return r.fires(lower, r.re.findAll(lower, 16)) }
+
+// matchIn is match on an indexed text.
+func (r injectionRule) matchIn(ix *bigramIndex) bool {
+	return r.fires(ix.text, r.re.findAllIn(ix, 16))
+}
+
+func (r injectionRule) fires(lower string, ms [][]int) bool {
+	for _, m := range ms {
 		if r.unless == nil || !r.unless.MatchString(lower[m[0]:m[1]]) {
 			return true
 		}
@@ -56,9 +63,10 @@ var sentenceEnd = regexp.MustCompile(`[.!?](\s|$)|\n`)
 func stripInjections(s string) (string, []string, []string) {
 	var flags, removed []string
 	lower := asciiLower(s)
+	ix := newBigramIndex(lower)
 	hit := false
 	for _, r := range injectionRules {
-		if r.match(lower) {
+		if r.matchIn(ix) {
 			hit = true
 			break
 		}
@@ -97,7 +105,7 @@ func stripInjections(s string) (string, []string, []string) {
 	}
 	// Rules that span sentence boundaries still raise the flag.
 	for _, r := range injectionRules {
-		if r.match(lower) {
+		if r.matchIn(ix) {
 			flags = appendUnique(flags, r.flag)
 		}
 	}
