@@ -119,9 +119,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 // features lists the model inputs of a reading, deduplicated by name (the
 // first occurrence keeps its span), in the order they were found.
 func (rd *reading) features() []Feature {
-	var fs featureSet
-	fs.seen = make(map[string]int, 512)
-	fs.out = make([]Feature, 0, 2*len(rd.tokens)+64)
+	fs := newFeatureSet(len(rd.tokens) + len(rd.tokens)/2 + 32)
 	// Words and word pairs of the agency's own text. Pairs do not cross a
 	// sentence end or a paragraph break.
 	for i, t := range rd.tokens {
@@ -191,33 +189,75 @@ func (rd *reading) hasEvidence() bool {
 	return false
 }
 
+// featureSet collects features deduplicated by name: out in the order
+// names were first added, slots an open-addressing table of indexes into
+// out (+1; 0 is empty) by FNV-1a hash of the name.
 type featureSet struct {
-	seen map[string]int
-	out  []Feature
-	name []byte // scratch for addJoin
+	out   []Feature
+	slots []int32
+	name  []byte // the name being added
+}
+
+func newFeatureSet(expect int) *featureSet {
+	n := 64
+	for n < 2*expect {
+		n *= 2
+	}
+	return &featureSet{out: make([]Feature, 0, expect), slots: make([]int32, n)}
 }
 
 func (fs *featureSet) add(name string, v float64, span string, start int) {
-	if i, ok := fs.seen[name]; ok {
-		fs.out[i].Value = max(fs.out[i].Value, v)
-		return
-	}
-	fs.seen[name] = len(fs.out)
-	fs.out = append(fs.out, Feature{Name: name, Value: v, Span: span, Start: start})
+	fs.name = append(fs.name[:0], name...)
+	fs.addName(v, span, start)
 }
 
-// addJoin is add with the name given in parts, joined only when the name
-// is new.
+// addJoin is add with the name given in parts.
 func (fs *featureSet) addJoin(v float64, span string, start int, parts ...string) {
 	fs.name = fs.name[:0]
 	for _, p := range parts {
 		fs.name = append(fs.name, p...)
 	}
-	if i, ok := fs.seen[string(fs.name)]; ok {
-		fs.out[i].Value = max(fs.out[i].Value, v)
-		return
+	fs.addName(v, span, start)
+}
+
+// addName adds the feature named fs.name: a name seen before keeps its
+// first span and the larger value.
+func (fs *featureSet) addName(v float64, span string, start int) {
+	mask := uint32(len(fs.slots) - 1)
+	h := fnv1a(fs.name) & mask
+	for ; fs.slots[h] != 0; h = (h + 1) & mask {
+		if f := &fs.out[fs.slots[h]-1]; f.Name == string(fs.name) {
+			f.Value = max(f.Value, v)
+			return
+		}
 	}
-	fs.add(string(fs.name), v, span, start)
+	fs.out = append(fs.out, Feature{Name: string(fs.name), Value: v, Span: span, Start: start})
+	fs.slots[h] = int32(len(fs.out))
+	if 2*len(fs.out) > len(fs.slots) {
+		fs.grow()
+	}
+}
+
+// grow doubles the table.
+func (fs *featureSet) grow() {
+	fs.slots = make([]int32, 2*len(fs.slots))
+	mask := uint32(len(fs.slots) - 1)
+	for i := range fs.out {
+		h := fnv1a(fs.out[i].Name) & mask
+		for fs.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		fs.slots[h] = int32(i + 1)
+	}
+}
+
+func fnv1a[T string | []byte](b T) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(b); i++ {
+		h ^= uint32(b[i])
+		h *= 16777619
+	}
+	return h
 }
 
 type fact struct{ name, span string }
