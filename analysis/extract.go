@@ -268,6 +268,11 @@ func extractPortal(text string) (string, string) {
 
 // hasRecordsLink reports a download link or a non-image attachment.
 func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
+	return hasRecordsLinkLower(text, asciiLower(text), atts)
+}
+
+// hasRecordsLinkLower is hasRecordsLink; lower is asciiLower(text).
+func hasRecordsLinkLower(text, lower string, atts []workflow.Attachment) (bool, string) {
 	for _, a := range atts {
 		ct := strings.ToLower(a.ContentType)
 		name := strings.ToLower(a.Filename)
@@ -276,7 +281,6 @@ func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
 		}
 		return true, "attachment " + a.Filename
 	}
-	lower := asciiLower(text)
 	for _, ix := range urlRe.findAll(lower, 64) {
 		if m := text[ix[0]:ix[1]]; fileShareRe.matchString(m, lower[ix[0]:ix[1]]) {
 			return true, "download link " + clip(m, 60)

@@ -101,14 +101,15 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 		body = s + "\n" + body
 	}
 	rd.body = body
-	rd.lower = unwrapLines(asciiLower(body))
+	lower := asciiLower(body)
+	rd.lower = unwrapLines(lower)
 	rd.lix = newBigramIndex(rd.lower)
-	rd.bix = newBigramIndex(asciiLower(body))
-	rd.fee = extractFee(body)
+	rd.bix = newBigramIndex(lower)
+	rd.fee = extractFeeLower(body, lower)
 	rd.exemptions = extractExemptions(body, rd.lix)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
 	atts := reply.Attachments
-	rd.hasLink, rd.linkWhy = hasRecordsLink(z.full, atts)
+	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
 	rd.ev = scoreRules(rd.lix, body)
 	rd.tokens = tokenize(body)
 	rd.english = isEnglish(rd.tokens)

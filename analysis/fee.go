@@ -127,9 +127,12 @@ func after(s string, i, n int) string {
 }
 
 // findAmounts lists every money mention in body with its role.
-func findAmounts(body string) []amount {
+func findAmounts(body string) []amount { return findAmountsLower(body, asciiLower(body)) }
+
+// findAmountsLower is findAmounts; lower is asciiLower(body).
+func findAmountsLower(body, lower string) []amount {
 	var out []amount
-	for _, m := range moneyRe.allSubmatchIndex(body, asciiLower(body)) {
+	for _, m := range moneyRe.allSubmatchIndex(body, lower) {
 		var whole, frac, cur string
 		if m[4] >= 0 {
 			cur = body[m[2]:m[3]]
@@ -320,10 +323,13 @@ func rateTimes(body string, amts []amount, u quantityUnit) (int64, bool) {
 
 // extractFee picks the fee of a reply: the best-cued total; else a deposit or
 // minimum asked for; else rate × stated hours; nil when only a rate is given.
-func extractFee(body string) feeResult {
-	amts := findAmounts(body)
+func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower(body)) }
+
+// extractFeeLower is extractFee; lower is asciiLower(body).
+func extractFeeLower(body, lower string) feeResult {
+	amts := findAmountsLower(body, lower)
 	var res feeResult
-	res.waived = waiverRe.match(asciiLower(body))
+	res.waived = waiverRe.match(lower)
 	count := map[int64]int{}
 	for _, a := range amts {
 		count[a.cents]++

@@ -9,10 +9,12 @@ import (
 // the parts that must not drive classification. Body keeps line structure so
 // table-like fee layouts survive.
 type zones struct {
-	full   string // normalized text, everything
-	body   string // agency's own words, used for classes, fees, facts
-	footer string // portal-system footers (kept for portal URL extraction)
-	notes  []string
+	full string // normalized text, everything
+	// fullLower is asciiLower(full).
+	fullLower string
+	body      string // agency's own words, used for classes, fees, facts
+	footer    string // portal-system footers (kept for portal URL extraction)
+	notes     []string
 	// quoted, signature, disclaimer: the reply had such a zone (removed
 	// from body).
 	quoted, signature, disclaimer bool
@@ -41,6 +43,7 @@ func split(norm string) zones {
 	z := zones{full: norm}
 	lines := strings.Split(norm, "\n")
 	lower := asciiLower(norm)
+	z.fullLower = lower
 	lowers := strings.Split(lower, "\n")
 	// A pattern none of whose keys the reply holds matches no line of it.
 	quoteHeader, fromHeader := !quoteHeaderRe.absentFrom(lower), strings.Contains(lower, "from:")
