@@ -295,8 +295,16 @@ func TestReplayExecuteSendsNothing(t *testing.T) {
 	if n := h.db.Int(t, `SELECT count(*) FROM outbox WHERE task_type='email:send'`); n != 1 {
 		t.Fatalf("email outbox rows = %d after replay, want 1", n)
 	}
-	// The send itself redelivered does nothing either.
-	send, err := jobs.NewEmailSendTask(workflow.ExecutionKey(g.ProposalKey, 1))
+	// The send itself redelivered does nothing either, once the worker's
+	// send is recorded and its send lock released (the sender has the
+	// email a moment before).
+	key := workflow.ExecutionKey(g.ProposalKey, 1)
+	waitFor(t, "the worker's send recorded and its lock released", func() bool {
+		free, err := h.st.SendLockFree(context.Background(), key)
+		return err == nil && free &&
+			h.db.Int(t, `SELECT count(*) FROM email_sends WHERE execution_key = $1 AND status = 'SENT'`, key) == 1
+	})
+	send, err := jobs.NewEmailSendTask(key)
 	if err != nil {
 		t.Fatal(err)
 	}
