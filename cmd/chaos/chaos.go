@@ -40,7 +40,7 @@ type event struct {
 
 // chaosMonkey kills workers, wipes Redis once and restarts Postgres once.
 type chaosMonkey struct {
-	fleet   *fleet
+	fleet   *sharedfleet.Fleet
 	pg      *sharedfleet.PrivatePG
 	redis   *sharedfleet.PrivateRedis
 	db      *pgxpool.Pool
@@ -105,7 +105,7 @@ func (m *chaosMonkey) killOne(ctx context.Context) {
 	slot := m.workers[rand.IntN(len(m.workers))]
 	k := kill{slot: slot}
 	k.runs, k.sends, k.measured = m.held(ctx, "chaos-"+slot)
-	at, pid, err := m.fleet.killRestart(slot)
+	at, pid, err := m.fleet.KillRestart(slot)
 	k.at, k.pid = at, pid
 	if err != nil {
 		m.errs = append(m.errs, err)

@@ -55,7 +55,7 @@ func run(ctx context.Context, o options) (bool, error) {
 	defer sk.close()
 
 	key, secret := "chaos-admin-"+sharedfleet.RandHex(8), sharedfleet.RandHex(16)
-	f := &fleet{dir: dir, left: left, env: append(os.Environ(),
+	f := &sharedfleet.Fleet{Dir: dir, Left: left, Env: append(os.Environ(),
 		"DATABASE_URL="+pg.URL("foiaflow", "chaos-other"), "REDIS_ADDR="+rd.Addr, "QUEUE_PREFIX=chaos-",
 		fmt.Sprintf("API_ADDR=127.0.0.1:%d", apiPort), "API_BOOTSTRAP_ADMIN_KEY="+key, "INBOUND_RAW_SECRET="+secret,
 		"MAIL_DOMAIN=chaos.foiaflow.local", "MAIL_FROM=foiaflow chaos <requests@chaos.foiaflow.local>",
@@ -64,23 +64,23 @@ func run(ctx context.Context, o options) (bool, error) {
 		"DECISIONS_PER_CASE_PER_MINUTE=1000", "WORKER_SHUTDOWN_TIMEOUT=5s",
 		"WORKER_METRICS_ADDR=127.0.0.1:0", "SCHEDULER_METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")}
 	sharedfleet.Step("building api, worker and scheduler into %s", filepath.Join(dir, "bin"))
-	if err := f.build(ctx); err != nil {
+	if err := f.Build(ctx); err != nil {
 		return false, err
 	}
-	if err := f.runOnce(ctx, "worker", "migrate"); err != nil {
+	if err := f.Run(ctx, "worker", "migrate"); err != nil {
 		return false, err
 	}
-	defer f.stop(15 * time.Second)
+	defer func() { _ = f.StopWithin(15 * time.Second) }()
 	workers := []string{"w1", "w2"}
 	for _, p := range []struct{ slot, bin string }{{"api", "api"}, {"s1", "scheduler"}, {"s2", "scheduler"}, {"w1", "worker"}, {"w2", "worker"}} {
-		if err := f.start(p.slot, p.bin, "DATABASE_URL="+pg.URL("foiaflow", "chaos-"+p.slot)); err != nil {
+		if _, err := f.StartSlot(p.slot, p.bin, "DATABASE_URL="+pg.URL("foiaflow", "chaos-"+p.slot)); err != nil {
 			return false, err
 		}
 	}
 	c := &client{base: fmt.Sprintf("http://127.0.0.1:%d", apiPort), key: key, secret: []byte(secret),
 		http: &http.Client{Timeout: 15 * time.Second}}
 	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
-	err = waitReady(rctx, c.base+"/readyz")
+	err = sharedfleet.WaitReady(rctx, c.base+"/readyz")
 	rcancel()
 	if err != nil {
 		return false, err
@@ -114,9 +114,9 @@ func run(ctx context.Context, o options) (bool, error) {
 	wg.Wait()
 	chaosEnd := time.Now()
 	for _, s := range workers { // a worker that died by itself would hide stranded work
-		if !f.alive(s) {
+		if !f.Alive(s) {
 			m.log("%s was not running at the end of the chaos; restarting", s)
-			_, _, _ = f.killRestart(s)
+			_, _, _ = f.KillRestart(s)
 		}
 	}
 	sharedfleet.Step("chaos over; waiting up to %s for quiescence", o.settle)

@@ -1,6 +1,6 @@
 // Package fleet starts and stops the three foiaflow processes (api, worker,
 // scheduler) built from this tree and talks to the API as a client would. The
-// demo and the bench share it; it is wiring for cmd/ only.
+// demo, bench, chaos and attack share it; it is wiring for cmd/ only.
 package fleet
 
 import (
@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,14 +21,29 @@ import (
 )
 
 // Fleet is a set of foiaflow processes sharing one environment. Dir holds
-// bin/ (the binaries) and logs/ (one log per process). Every process dies
-// with the harness (StartChild); Left, when set, records each one so that
-// the next run kills what a killed run left.
+// bin/ (the binaries) and logs/ (one log per slot). Each process runs in a
+// named slot ("api", "worker", or "w1", "w2" for chaos's workers) and gets
+// WORKER_ID=<slot>-<incarnation>; KillRestart starts a slot's next
+// incarnation. Every process dies with the harness (StartChild); Left, when
+// set, records each one so that the next run kills what a killed run left.
 type Fleet struct {
-	Dir   string
-	Env   []string
-	Left  *Leftovers
-	procs []*exec.Cmd
+	Dir  string
+	Env  []string
+	Left *Leftovers
+
+	mu    sync.Mutex
+	procs map[string]*proc
+	order []string // slots in start order
+}
+
+// proc is one slot's current process.
+type proc struct {
+	slot, bin   string
+	env         []string
+	cmd         *exec.Cmd
+	incarnation int
+	done        chan struct{} // closed when cmd has exited; err is then set
+	err         error
 }
 
 // Guard prepares a harness run whose state lives in dir: the harness dies
@@ -104,54 +120,141 @@ func (f *Fleet) Run(ctx context.Context, name string, args ...string) error {
 	return nil
 }
 
-// Start launches a long-running binary with Env plus env, its output in
-// Dir/logs/<name>.log. It returns the process id.
+// Start launches binary name in the slot of the same name (Env plus env),
+// its output in Dir/logs/<name>.log. It returns the process id.
 func (f *Fleet) Start(name string, env ...string) (int, error) {
-	logf, err := os.Create(filepath.Join(f.Dir, "logs", name+".log"))
-	if err != nil {
+	return f.StartSlot(name, name, env...)
+}
+
+// StartSlot launches binary bin in slot with Env plus env; its output goes
+// to Dir/logs/<slot>.log (truncated by the first incarnation, appended to
+// after a header by later ones). It returns the process id. Starting a slot
+// that is running is an error.
+func (f *Fleet) StartSlot(slot, bin string, env ...string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.procs == nil {
+		f.procs = map[string]*proc{}
+	}
+	p := f.procs[slot]
+	if p == nil {
+		p = &proc{slot: slot, bin: bin, env: env}
+		f.procs[slot] = p
+		f.order = append(f.order, slot)
+	} else if p.running() {
+		return 0, fmt.Errorf("start %s: already running (pid %d)", slot, p.cmd.Process.Pid)
+	}
+	if err := f.launch(p); err != nil {
 		return 0, err
 	}
-	cmd := exec.Command(filepath.Join(f.Dir, "bin", name))
-	cmd.Env = append(append([]string(nil), f.Env...), env...)
+	return p.cmd.Process.Pid, nil
+}
+
+// launch starts p's next incarnation.
+func (f *Fleet) launch(p *proc) error {
+	p.incarnation++
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if p.incarnation > 1 {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	logf, err := os.OpenFile(filepath.Join(f.Dir, "logs", p.slot+".log"), flags, 0o644)
+	if err != nil {
+		return err
+	}
+	if p.incarnation > 1 {
+		fmt.Fprintf(logf, "\n===== %s incarnation %d at %s =====\n", p.slot, p.incarnation, time.Now().UTC().Format(time.RFC3339Nano))
+	}
+	cmd := exec.Command(filepath.Join(f.Dir, "bin", p.bin))
+	cmd.Env = append(append(append([]string(nil), f.Env...), p.env...), fmt.Sprintf("WORKER_ID=%s-%d", p.slot, p.incarnation))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := StartChild(cmd); err != nil {
 		logf.Close()
-		return 0, fmt.Errorf("start %s: %w", name, err)
+		return fmt.Errorf("start %s: %w", p.slot, err)
 	}
 	logf.Close() // the child holds its own descriptor
-	f.procs = append(f.procs, cmd)
+	done := make(chan struct{})
+	p.cmd, p.done, p.err = cmd, done, nil
+	go func() { p.err = cmd.Wait(); close(done) }()
 	if f.Left != nil {
-		if err := f.Left.AddProcess(name, cmd.Process.Pid); err != nil {
-			return cmd.Process.Pid, fmt.Errorf("record %s: %w", name, err)
+		if err := f.Left.AddProcess(p.slot, cmd.Process.Pid); err != nil {
+			return fmt.Errorf("record %s: %w", p.slot, err)
 		}
 	}
-	return cmd.Process.Pid, nil
+	return nil
 }
 
-// Stop sends SIGTERM to every process and waits (30 s at most each, then
-// SIGKILL) for a clean exit. It is safe to call twice.
-func (f *Fleet) Stop() error {
-	var first error
-	for _, p := range f.procs {
-		_ = p.Process.Signal(syscall.SIGTERM)
+func (p *proc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
 	}
-	for _, p := range f.procs {
-		done := make(chan error, 1)
-		go func() { done <- p.Wait() }()
+}
+
+// KillRestart SIGKILLs slot's process, waits (10 s at most) for it to die
+// and starts the slot's next incarnation. It returns the kill time and the
+// pid killed.
+func (f *Fleet) KillRestart(slot string) (time.Time, int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.procs[slot]
+	if p == nil {
+		return time.Time{}, 0, fmt.Errorf("kill %s: no such slot", slot)
+	}
+	pid := p.cmd.Process.Pid
+	at := time.Now()
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		return at, pid, fmt.Errorf("%s (pid %d) did not die after SIGKILL", slot, pid)
+	}
+	return at, pid, f.launch(p)
+}
+
+// Alive reports whether slot's current process is running.
+func (f *Fleet) Alive(slot string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.procs[slot]
+	return p != nil && p.running()
+}
+
+// Stop stops every process within 30 s (StopWithin).
+func (f *Fleet) Stop() error { return f.StopWithin(30 * time.Second) }
+
+// StopWithin sends SIGTERM to every running process and waits for a clean
+// exit; a process still running after grace is SIGKILLed with its process
+// group. It returns the first exit error or overrun, in start order. It is
+// safe to call twice.
+func (f *Fleet) StopWithin(grace time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var live []*proc
+	for _, slot := range f.order {
+		if p := f.procs[slot]; p.running() {
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			live = append(live, p)
+		}
+	}
+	var first error
+	deadline := time.After(grace)
+	for _, p := range live {
 		select {
-		case err := <-done:
-			if err != nil && first == nil {
-				first = fmt.Errorf("%s exited: %w", filepath.Base(p.Path), err)
+		case <-p.done:
+			if p.err != nil && first == nil {
+				first = fmt.Errorf("%s exited: %w", p.slot, p.err)
 			}
-		case <-time.After(30 * time.Second):
-			_ = p.Process.Kill()
-			<-done
+		case <-deadline:
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			_ = p.cmd.Process.Kill()
+			<-p.done
 			if first == nil {
-				first = fmt.Errorf("%s did not stop within 30s", filepath.Base(p.Path))
+				first = fmt.Errorf("%s did not stop within %s", p.slot, grace)
 			}
 		}
 	}
-	f.procs = nil
 	return first
 }
 
