@@ -153,9 +153,16 @@ func (h *harness) handlers(id string) *jobs.Worker {
 
 // startWorker runs an asynq server with the handlers until the test ends.
 func (h *harness) startWorker(id string, hs *jobs.Worker) *asynq.Server {
+	return h.serve(hs.Mux())
+}
+
+// serve runs an asynq server (jobs.NewServer, concurrency 4) with handler
+// until the test ends.
+func (h *harness) serve(handler asynq.Handler) *asynq.Server {
+	h.t.Helper()
 	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
 		LogLevel: asynq.FatalLevel})
-	if err := srv.Start(hs.Mux()); err != nil {
+	if err := srv.Start(handler); err != nil {
 		h.t.Fatalf("start worker: %v", err)
 	}
 	h.t.Cleanup(srv.Shutdown)

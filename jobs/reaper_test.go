@@ -60,12 +60,7 @@ func TestReaperRecoversResumeAndSendHeldByDeadWorker(t *testing.T) {
 	mux.Handle(jobs.TypeAgentStep, hs.Step)
 	mux.Handle(jobs.TypeAgentResume, resume)
 	mux.Handle(jobs.TypeEmailSend, send)
-	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
-		LogLevel: asynq.FatalLevel})
-	if err := srv.Start(mux); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	h.serve(mux)
 	t.Cleanup(func() { close(resume.release); close(send.release) }) // runs before Shutdown
 
 	run := h.deliver(caseID, "fee", false)
@@ -144,12 +139,7 @@ func TestReaperRecoversStepHeldByDeadWorkerBehindBacklog(t *testing.T) {
 	mux.Handle(jobs.TypeAgentStep, step)
 	mux.Handle(jobs.TypeAgentResume, hs.Resume)
 	mux.Handle(jobs.TypeEmailSend, hs.Email)
-	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
-		LogLevel: asynq.FatalLevel})
-	if err := srv.Start(mux); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	h.serve(mux)
 	t.Cleanup(func() { close(step.release) }) // runs before Shutdown
 
 	held := h.deliver(h.newCase(workflow.AutopilotSupervised, ""), "fee", false)
