@@ -775,19 +775,42 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 	return out
 }
 
-// absentFrom reports whether lower holds none of f's keys (then neither
-// lower nor any part of it holds a match).
-func (f fastRe) absentFrom(lower string) bool {
-	if f.keys == nil {
-		return false
-	}
+// linesHolding returns, for each line of lower (lines: its "\n"-separated
+// lines, in order), whether the line holds one of f's keys; nil when f has
+// no keys (then every line may match). A line without a key holds no match
+// of f (keys hold no "\n", so an occurrence lies within one line).
+func (f fastRe) linesHolding(lower string, lines []string) []bool {
 	for _, k := range f.keys {
-		if strings.Contains(lower, k) {
-			return false
+		if k == "" || strings.Contains(k, "\n") {
+			return nil
 		}
 	}
-	return true
+	if f.keys == nil {
+		return nil
+	}
+	out := make([]bool, len(lines))
+	for _, k := range f.keys {
+		line, lineEnd := 0, len(lines[0])
+		for off := 0; ; {
+			i := strings.Index(lower[off:], k)
+			if i < 0 {
+				break
+			}
+			p := off + i
+			for p > lineEnd {
+				line++
+				lineEnd += 1 + len(lines[line])
+			}
+			out[line] = true
+			off = p + 1
+		}
+	}
+	return out
 }
+
+// mayMatchLine reports whether line i can hold a match (holding from
+// linesHolding).
+func mayMatchLine(holding []bool, i int) bool { return holding == nil || holding[i] }
 
 // match reports whether lower contains a match.
 func (f fastRe) match(lower string) bool { return len(f.findAll(lower, 1)) > 0 }

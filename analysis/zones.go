@@ -45,10 +45,10 @@ func split(norm string) zones {
 	lower := asciiLower(norm)
 	z.fullLower = lower
 	lowers := strings.Split(lower, "\n")
-	// A pattern none of whose keys the reply holds matches no line of it.
-	quoteHeader, fromHeader := !quoteHeaderRe.absentFrom(lower), strings.Contains(lower, "from:")
-	letterStart, disclaimer := !letterStartRe.absentFrom(lower), !disclaimerRe.absentFrom(lower)
-	portalFooter := !portalFooterRe.absentFrom(lower)
+	// The lines each pattern can match: those holding one of its keys.
+	quoteHeader, fromHeader := quoteHeaderRe.linesHolding(lower, lowers), strings.Contains(lower, "from:")
+	letterStart, disclaimer := letterStartRe.linesHolding(lower, lowers), disclaimerRe.linesHolding(lower, lowers)
+	portalFooter := portalFooterRe.linesHolding(lower, lowers)
 	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
 
 	// Quoted earlier messages: ">" lines, and everything after a reply header
@@ -59,7 +59,7 @@ func split(norm string) zones {
 			drop[i] = 'q'
 			continue
 		}
-		if quoteHeader && quoteHeaderRe.match(lowers[i]) || (fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
+		if mayMatchLine(quoteHeader, i) && quoteHeaderRe.match(lowers[i]) || (fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
 			j := i
 			for ; j < len(lines) && !isAttachedMarker(lines[j]); j++ {
 				drop[j] = 'q'
@@ -71,7 +71,7 @@ func split(norm string) zones {
 
 	// A quoted copy of the requester's own letter.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || !letterStart || !letterStartRe.match(lowers[i]) {
+		if drop[i] != 0 || !mayMatchLine(letterStart, i) || !letterStartRe.match(lowers[i]) {
 			continue
 		}
 		end := -1
@@ -94,7 +94,7 @@ func split(norm string) zones {
 
 	// Confidentiality footers: from the opening line to the end of the paragraph.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || !disclaimer || !disclaimerRe.match(lowers[i]) {
+		if drop[i] != 0 || !mayMatchLine(disclaimer, i) || !disclaimerRe.match(lowers[i]) {
 			continue
 		}
 		j := i
@@ -107,7 +107,7 @@ func split(norm string) zones {
 	// Portal-system footers ("To monitor the progress … log into …").
 	var footer []string
 	for i, l := range lines {
-		if drop[i] == 0 && portalFooter && portalFooterRe.match(lowers[i]) {
+		if drop[i] == 0 && mayMatchLine(portalFooter, i) && portalFooterRe.match(lowers[i]) {
 			drop[i] = 'f'
 			footer = append(footer, l)
 		}
