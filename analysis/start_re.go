@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // startRe finds the matches of a pattern every match of which starts with
@@ -106,14 +107,14 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 		acc := []string{""}
 		for _, s := range p.Sub {
 			if ex := spelt(s); ex != nil {
-				if len(acc)*len(ex) > maxStartLiterals {
+				if len(acc) > 1 && len(acc)*len(ex) > maxStartLiterals {
 					break
 				}
-				acc = cross(acc, ex)
+				acc = crossAll(acc, ex)
 				continue
 			}
-			if l, b := startLiterals(s); l != nil && !b && len(acc)*len(l) <= maxStartLiterals {
-				acc = cross(acc, l)
+			if l, b := startLiterals(s); l != nil && !b && (len(acc) == 1 || len(acc)*len(l) <= maxStartLiterals) {
+				acc = crossAll(acc, l)
 			}
 			break
 		}
@@ -137,6 +138,17 @@ func foldLower(p *syntax.Regexp, s string) string {
 		return strings.ToLower(s)
 	}
 	return s
+}
+
+// crossAll concatenates every pair (cross without its bound).
+func crossAll(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
 }
 
 // spelt returns every string p matches (lower-cased where it folds case), or nil when p is not
@@ -292,6 +304,65 @@ func containsFold(s, lit string) bool {
 	c0, u0 := lit[0], upperASCII(lit[0])
 	for i := 0; i+len(lit) <= len(s); i++ {
 		if (s[i] == c0 || s[i] == u0) && asciiEqualFold(s[i:i+len(lit)], lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// leadGate is a necessary condition for a match of a pattern of the form
+// ^[C]*X… at the start of a text: after the leading bytes of the class C,
+// the text starts with one of X's start literals (ASCII case folded). A
+// text holding the non-ASCII folds of k or s must be matched without it.
+type leadGate struct {
+	skip [256]bool
+	lits []string // nil: no gate, every text may match
+}
+
+func newLeadGate(re *regexp.Regexp) leadGate {
+	var g leadGate
+	p, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return g
+	}
+	p = p.Simplify()
+	if p.Op != syntax.OpConcat || len(p.Sub) < 3 || p.Sub[0].Op != syntax.OpBeginText ||
+		p.Sub[1].Op != syntax.OpStar || p.Sub[1].Sub[0].Op != syntax.OpCharClass {
+		return g
+	}
+	cls := p.Sub[1].Sub[0].Rune
+	for i := 0; i+1 < len(cls); i += 2 {
+		if cls[i+1] >= utf8.RuneSelf {
+			return g
+		}
+		for r := cls[i]; r <= cls[i+1]; r++ {
+			g.skip[r] = true
+		}
+	}
+	lits, wordB := startLiterals(&syntax.Regexp{Op: syntax.OpConcat, Sub: p.Sub[2:]})
+	if lits == nil || wordB {
+		return g
+	}
+	for _, l := range lits {
+		if l == "" || !isLowerASCII(l) || g.skip[l[0]] || g.skip[upperASCII(l[0])] {
+			return g
+		}
+	}
+	g.lits = lits
+	return g
+}
+
+// mayMatch reports whether the pattern can match at the start of s.
+func (g *leadGate) mayMatch(s string) bool {
+	if g.lits == nil {
+		return true
+	}
+	q := 0
+	for q < len(s) && g.skip[s[q]] {
+		q++
+	}
+	for _, l := range g.lits {
+		if len(s)-q >= len(l) && asciiEqualFold(s[q:q+len(l)], l) {
 			return true
 		}
 	}

@@ -84,3 +84,45 @@ func TestContainsFoldIsCaseInsensitiveContains(t *testing.T) {
 		}
 	}
 }
+
+// TestCourtesyGateKeepsEveryMatch: wherever courtesyRe matches at a
+// sentence start of the project's replies (as written and upper-cased) or
+// of hand-made courtesy lines, courtesyGate lets the text through; and it
+// does turn ordinary sentences away.
+func TestCourtesyGateKeepsEveryMatch(t *testing.T) {
+	t.Parallel()
+	if courtesyGate.lits == nil {
+		t.Fatal("courtesyRe has no lead gate")
+	}
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{" \tPlease let us know if you have any questions.", "THANK YOU FOR YOUR PATIENCE", "We hope this helps.",
+		"Should you need further assistance, call.", "If you have questions, write.", "please don't hesitate to ask"}
+	for _, r := range replies {
+		texts = append(texts, r.Text, strings.ToUpper(r.Text))
+	}
+	matched := 0
+	for _, s := range texts {
+		for p := 0; p < len(s); p++ {
+			if p > 0 && s[p-1] != '\n' && s[p-1] != ' ' {
+				continue
+			}
+			if courtesyRe.MatchString(s[p:]) {
+				matched++
+				if !courtesyGate.mayMatch(s[p:]) {
+					t.Fatalf("gate turns away a courtesy match at %q", clip(s[p:], 80))
+				}
+			}
+		}
+	}
+	if matched < 10 {
+		t.Fatalf("only %d courtesy matches to check", matched)
+	}
+	for _, s := range []string{"The records are attached.", "  Please find the invoice", "We hold no records."} {
+		if courtesyGate.mayMatch(s) {
+			t.Errorf("gate lets %q through", s)
+		}
+	}
+}

@@ -215,17 +215,21 @@ func dropLongQuotes(s string) (string, int) {
 // the requester.
 var courtesyRe = regexp.MustCompile(`^(?i)[ \t]*((please )?(do not|don't) hesitate\b[^.!?\n]*|(please )?feel free to (contact|call|email|e-mail|reach|get in touch)[^.!?\n]*|(please )?let (me|us) know if (you have|you need|you require|i can|we can|there is|there are|there's)[^.!?\n]*|if you (have|need|require) (any )?(further |other |additional )?(questions|queries|assistance|help|concerns)[^.!?\n]*|should you (have|need|require)[^.!?\n]*(questions|queries|assistance|help)[^.!?\n]*|(i|we) hope (this|the above|that) (helps|is helpful|answers|assists)[^.!?\n]*|thank you (again )?for your (patience|understanding|cooperation|time|interest)[^.!?\n]*)[.!?]?`)
 
+// courtesyGate: the phrases a courtesy sentence can start with.
+var courtesyGate = newLeadGate(courtesyRe)
+
 // dropCourtesy removes courtesy sentences from the agency's text. Only
 // sentence starts whose first letter can begin one are tried.
 func dropCourtesy(s string) string {
 	var b strings.Builder
 	last := 0
+	gated := !strings.Contains(s, "\u017f") && !strings.Contains(s, "\u212a")
 	try := func(p int) {
 		q := p
 		for q < len(s) && (s[q] == ' ' || s[q] == '\t') {
 			q++
 		}
-		if q == len(s) || p < last || !strings.ContainsRune("pdflistwPDFLISTW", rune(s[q])) {
+		if q == len(s) || p < last || !strings.ContainsRune("pdflistwPDFLISTW", rune(s[q])) || gated && !courtesyGate.mayMatch(s[q:]) {
 			return
 		}
 		if loc := courtesyRe.FindStringIndex(s[p:]); loc != nil {
