@@ -914,8 +914,29 @@ func hasFoldCase(p *syntax.Regexp) bool {
 // allSubmatchIndex is re.FindAllStringSubmatchIndex(s, -1); lower is
 // asciiLower(s) (or s itself when the caller knows it is lower-case).
 func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
-	if !f.shrink || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
+	spans, whole := f.windows(s, lower)
+	if whole {
 		return f.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	var out [][]int
+	for _, sp := range spans {
+		for _, m := range f.re.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += sp[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// windows returns the parts of s a scan for f's matches may be limited to
+// (none: s has no match), or whole when s must be scanned whole.
+func (f fullRe) windows(s, lower string) (spans [][2]int, whole bool) {
+	if !f.shrink || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
+		return nil, true
 	}
 	var all []int
 	for _, k := range f.keys {
@@ -929,24 +950,25 @@ func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
 		}
 	}
 	if len(all) == 0 {
-		return nil
+		return nil, false
 	}
-	var out [][]int
-	for _, sp := range f.shrinkSpans(lower, [][2]int{{0, len(lower)}}, all) {
-		for _, m := range f.re.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += sp[0]
-				}
-			}
-			out = append(out, m)
-		}
-	}
-	return out
+	return f.shrinkSpans(lower, [][2]int{{0, len(lower)}}, all), false
 }
 
-// matchString is re.MatchString(s); lower is asciiLower(s).
+// matchString is re.MatchString(s); lower is asciiLower(s). Where the
+// windows of allSubmatchIndex apply, only they are scanned.
 func (f fullRe) matchString(s, lower string) bool {
+	if f.shrink {
+		spans, whole := f.windows(s, lower)
+		if !whole {
+			for _, sp := range spans {
+				if f.re.MatchString(s[sp[0]:sp[1]]) {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	if f.keys == nil || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
 		return f.re.MatchString(s)
 	}
