@@ -716,11 +716,19 @@ func restatedSpans(ix *bigramIndex) [][2]int {
 	add := func(from int, skipSentenceEnd bool) {
 		rest := lower[from:min(len(lower), from+600)]
 		end := len(rest)
-		for _, m := range restatedEndRe.FindAllStringIndex(rest, -1) {
-			if skipSentenceEnd && rest[m[0]:m[1]] == ". " {
+		// The matches restatedEndRe.FindAllStringIndex would list, one at
+		// a time (the pattern has no assertions and no empty match, so a
+		// search resumed at a match's end finds the next one).
+		for off := 0; off < len(rest); {
+			m := restatedEndRe.FindStringIndex(rest[off:])
+			if m == nil {
+				break
+			}
+			if skipSentenceEnd && rest[off+m[0]:off+m[1]] == ". " {
+				off += m[1]
 				continue
 			}
-			end = m[0]
+			end = off + m[0]
 			break
 		}
 		out = append(out, [2]int{from, from + end})
