@@ -59,7 +59,8 @@ const (
 
 func r(class workflow.Class, w float64, name, pattern string) rule {
 	re := regexp.MustCompile(pattern)
-	return rule{name: name, class: class, weight: w, re: re, fr: newFastRe(re), alts: alternativesOf(pattern)}
+	fr := newFastRe(re) // its alternatives are the rule's: compiled once
+	return rule{name: name, class: class, weight: w, re: re, fr: fr, alts: fr.alts}
 }
 
 // alternativesOf splits pattern at its top-level "|" and compiles each
