@@ -88,7 +88,7 @@ func (e *env) startWorkerWith(mod func(*workflow.Deps)) *recordingSender {
 	hs := jobs.NewWorker(jobs.WorkerDeps{Store: e.st, Deps: deps, Dispatch: e.dispatch, Queues: e.queues,
 		WorkerID: "w1", Sender: sender, Log: e.log, Inbound: e.proc})
 	srv := jobs.NewServer(e.redis, jobs.ServerOptions{Concurrency: 4, Queues: e.queues, ShutdownTimeout: 2 * time.Second,
-		LogLevel: asynq.FatalLevel})
+		PollInterval: 2 * time.Millisecond, LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {
 		e.t.Fatalf("start worker: %v", err)
 	}

@@ -161,7 +161,7 @@ func (h *harness) startWorker(id string, hs *jobs.Worker) *asynq.Server {
 func (h *harness) serve(handler asynq.Handler) *asynq.Server {
 	h.t.Helper()
 	srv := jobs.NewServer(h.redis, jobs.ServerOptions{Concurrency: 4, Queues: h.queues, ShutdownTimeout: 2 * time.Second,
-		LogLevel: asynq.FatalLevel})
+		PollInterval: 2 * time.Millisecond, LogLevel: asynq.FatalLevel})
 	if err := srv.Start(handler); err != nil {
 		h.t.Fatalf("start worker: %v", err)
 	}

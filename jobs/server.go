@@ -6,16 +6,19 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// ServerOptions configures NewServer.
+// ServerOptions configures NewServer. The worker passes its configuration
+// (WORKER_CONCURRENCY, WORKER_SHUTDOWN_TIMEOUT, WORKER_POLL_INTERVAL: their
+// one default is in cmd/internal/app); a zero duration means asynq's own
+// default.
 type ServerOptions struct {
 	Concurrency     int
 	Queues          Queues
 	ShutdownTimeout time.Duration
 	// PollInterval is how often an idle worker looks for tasks; a graph hop
-	// costs about this much, so it is milliseconds, not asynq's 1 s default.
+	// costs about this much, so it is milliseconds (zero: asynq's 1 s).
 	PollInterval time.Duration
 	// DelayedInterval is how often scheduled and retry tasks are promoted
-	// (lock-busy re-queues go through it).
+	// (lock-busy re-queues go through it); 50 ms when zero.
 	DelayedInterval time.Duration
 	Logger          asynq.Logger
 	LogLevel        asynq.LogLevel
@@ -25,14 +28,8 @@ type ServerOptions struct {
 // contention and lease expiry are not failures (IsFailure), contention
 // retries in milliseconds (RetryDelay).
 func NewServer(r asynq.RedisConnOpt, o ServerOptions) *asynq.Server {
-	if o.PollInterval <= 0 {
-		o.PollInterval = 10 * time.Millisecond
-	}
 	if o.DelayedInterval <= 0 {
 		o.DelayedInterval = 50 * time.Millisecond
-	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = 20 * time.Second
 	}
 	return asynq.NewServer(r, asynq.Config{
 		Concurrency:              o.Concurrency,

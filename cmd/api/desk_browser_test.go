@@ -237,7 +237,7 @@ func startTestWorker(t *testing.T, a *app.App) {
 	hs := jobs.NewWorker(jobs.WorkerDeps{Store: a.Store, Deps: deps, Dispatch: dispatch, Queues: a.Queues,
 		WorkerID: "desk-test", Sender: sender, Log: a.Log})
 	srv := jobs.NewServer(a.Redis, jobs.ServerOptions{Concurrency: 4, Queues: a.Queues, ShutdownTimeout: 2 * time.Second,
-		LogLevel: asynq.FatalLevel})
+		PollInterval: 2 * time.Millisecond, LogLevel: asynq.FatalLevel})
 	if err := srv.Start(hs.Mux()); err != nil {
 		t.Fatalf("start worker: %v", err)
 	}

@@ -47,6 +47,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/foiaflow/foiaflow/cmd/internal/app"
 )
 
 type options struct {
@@ -61,14 +63,15 @@ type options struct {
 
 func main() {
 	o := options{}
+	def := app.Defaults()
 	flag.StringVar(&o.adminURL, "admin-url", envOr("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"),
 		"Postgres URL used to (re)create the bench database")
 	flag.StringVar(&o.dbName, "db", envOr("BENCH_DATABASE", "foiaflow_bench"), "bench database (dropped and recreated)")
 	flag.StringVar(&o.redisAddr, "redis", envOr("REDIS_ADDR", "127.0.0.1:6379"), "Redis address")
 	flag.StringVar(&o.dir, "dir", "var/bench", "working directory for binaries and logs")
-	flag.IntVar(&o.concurrency, "concurrency", 8, "WORKER_CONCURRENCY of the worker and of the ceiling server")
-	flag.DurationVar(&o.poll, "poll", 2*time.Millisecond, "WORKER_POLL_INTERVAL of the worker and poll interval of the ceiling server (the worker's default)")
-	flag.IntVar(&o.dbConns, "db-conns", 20, "DATABASE_MAX_CONNS of the processes and of the ceiling pool")
+	flag.IntVar(&o.concurrency, "concurrency", def.WorkerConcurrency, "WORKER_CONCURRENCY of the worker and of the ceiling server")
+	flag.DurationVar(&o.poll, "poll", def.WorkerPollInterval, "WORKER_POLL_INTERVAL of the worker and poll interval of the ceiling server")
+	flag.IntVar(&o.dbConns, "db-conns", int(def.DatabaseConns), "DATABASE_MAX_CONNS of the processes and of the ceiling pool")
 	flag.IntVar(&o.cases, "cases", 1800, "cases of the full-load pipeline (one corpus reply each)")
 	flag.IntVar(&o.idle, "idle", 30, "sequential cases of the idle latency phase")
 	flag.IntVar(&o.posters, "posters", 16, "concurrent inbound posters of the full-load phase")

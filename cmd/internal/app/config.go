@@ -207,6 +207,18 @@ func Load() (Config, error) {
 	return c, c.Validate()
 }
 
+// Defaults is the configuration of an empty environment: every setting's
+// default, from the one place it is written (Config's envDefault tags).
+// Harnesses that mirror a setting (cmd/bench's -concurrency, -poll,
+// -db-conns) take their defaults from here.
+func Defaults() Config {
+	c, err := env.ParseAsWithOptions[Config](env.Options{Environment: map[string]string{}})
+	if err != nil {
+		panic(fmt.Sprintf("config: the defaults do not parse: %v", err)) // a broken envDefault tag
+	}
+	return c
+}
+
 // Validate checks ranges and enumerations; all problems are reported at once.
 func (c Config) Validate() error {
 	var errs []error

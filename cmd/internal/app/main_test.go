@@ -76,3 +76,20 @@ func TestMailIDSecretRules(t *testing.T) {
 		t.Fatalf("production domain without MAIL_ID_SECRET: %v", err)
 	}
 }
+
+// The defaults alone must make a valid configuration, and Defaults must not
+// read the process environment (it is the harnesses' source of defaults).
+func TestDefaultsAreValidAndIgnoreTheEnvironment(t *testing.T) {
+	t.Setenv("WORKER_CONCURRENCY", "97")
+	d := Defaults()
+	if err := d.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WorkerConcurrency != 97 || d.WorkerConcurrency == 97 {
+		t.Fatalf("Load read WORKER_CONCURRENCY=%d, Defaults %d", c.WorkerConcurrency, d.WorkerConcurrency)
+	}
+}
