@@ -419,7 +419,7 @@ var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_
 // keys (every match contains one), so a reply costs a few sentence scans
 // per cue rather than a scan of the whole text; cues without keys scan the
 // whole text. A cue counts once, at its first match that is not negated.
-func scoreRules(ix *bigramIndex, body string) []evidence {
+func scoreRules(ix *gramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower)
@@ -711,7 +711,7 @@ var (
 // (ascending) that restate the requester's words; cues found there are the
 // requester's, not the agency's ("Thank you for your request for information concerning: can
 // you confirm …").
-func restatedSpans(ix *bigramIndex) [][2]int {
+func restatedSpans(ix *gramIndex) [][2]int {
 	lower := ix.text
 	var out [][2]int
 	add := func(from int, skipSentenceEnd bool) {

@@ -22,7 +22,7 @@ var (
 // extractTracking returns the agency's tracking number for the request, or
 // "". It ignores MuckRock mail codes ("DEPT MR 36565"), years and phone-like
 // digit runs. bix indexes asciiLower(body).
-func extractTracking(body string, bix *bigramIndex) string {
+func extractTracking(body string, bix *gramIndex) string {
 	best := ""
 	bestAt := len(body) + 1
 	for _, m := range trackingFormRe.allSubmatchIndex(body, bix.text) {
@@ -87,7 +87,7 @@ type foundDate struct {
 }
 
 // findDates lists the dates written in s; ix indexes asciiLower(s).
-func findDates(s string, ix *bigramIndex) []foundDate {
+func findDates(s string, ix *gramIndex) []foundDate {
 	var out []foundDate
 	add := func(y, mo, d int, at int) {
 		if y < 100 {
@@ -136,7 +136,7 @@ func findDates(s string, ix *bigramIndex) []foundDate {
 // date introduced by a deadline cue ("by", "on or before", "estimated
 // completion date"), not in the past relative to received (when known); else
 // received plus a stated duration ("an additional fourteen (14) days").
-func extractDeadline(body string, received time.Time, bix *bigramIndex) (*time.Time, string) {
+func extractDeadline(body string, received time.Time, bix *gramIndex) (*time.Time, string) {
 	var best *foundDate
 	for _, d := range findDates(body, bix) {
 		pre := body[max(0, d.start-60):d.start]
@@ -309,7 +309,7 @@ var (
 // withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
 // body. Citations are looked for in the sentences that hold a digit and
 // have withholding words close by.
-func extractExemptions(body string, lix *bigramIndex) []string {
+func extractExemptions(body string, lix *gramIndex) []string {
 	var out []string
 	seen := map[string]bool{}
 	lower := lix.text
@@ -400,7 +400,7 @@ var constraintRules = []struct {
 // extractConstraints returns the constraints evidenced in body, in the
 // stable order of workflow.AllConstraints, plus the reasons. lix indexes the
 // lower-cased body.
-func extractConstraints(lix *bigramIndex, class workflow.Class, fee *int64) ([]workflow.Constraint, []string) {
+func extractConstraints(lix *gramIndex, class workflow.Class, fee *int64) ([]workflow.Constraint, []string) {
 	var out []workflow.Constraint
 	var why []string
 	for _, cr := range constraintRules {
@@ -428,7 +428,7 @@ var (
 	positiveRe = fre(`(?i)happy to|glad to|pleased to|thank you for your patience|we appreciate|good news|hope this helps|my pleasure|please let me know if you have any questions|have a (wonderful|great|nice) day`)
 )
 
-func sentimentOf(lix *bigramIndex, class workflow.Class) (workflow.Sentiment, string) {
+func sentimentOf(lix *gramIndex, class workflow.Class) (workflow.Sentiment, string) {
 	if m := hostileRe.findIn(lix); m != "" {
 		return workflow.SentimentHostile, "tone hostile: \"" + m + "\""
 	}

@@ -33,7 +33,7 @@ func TestReviewRights(t *testing.T) {
 		"you may appeal this decision within 90 days":                                                      true,
 		"we will respond within 20 working days":                                                           false,
 	} {
-		if got := reviewRightsRe.findIn(newBigramIndex(text)) != ""; got != want {
+		if got := reviewRightsRe.findIn(newGramIndex(text)) != ""; got != want {
 			t.Errorf("%q: review rights %v, want %v", text, got, want)
 		}
 	}

@@ -47,7 +47,7 @@ type reading struct {
 	z            zones
 	body         string // the agency's own words, subject first when it says something
 	lower        string // unwrapLines(asciiLower(body))
-	lix, bix     *bigramIndex
+	lix, bix     *gramIndex
 	fee          feeResult
 	exemptions   []string
 	portalURL    string
@@ -103,8 +103,8 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.body = body
 	lower := asciiLower(body)
 	rd.lower = unwrapLines(lower)
-	rd.lix = newBigramIndex(rd.lower)
-	rd.bix = newBigramIndex(lower)
+	rd.lix = newGramIndex(rd.lower)
+	rd.bix = newGramIndex(lower)
 	rd.fee = extractFeeLower(body, lower)
 	rd.exemptions = extractExemptions(body, rd.lix)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
@@ -147,7 +147,7 @@ func (rd *reading) features() []Feature {
 	// too.
 	if len(rd.attachments) > 0 {
 		names := strings.ReplaceAll(asciiLower(strings.Join(rd.attachments, ". ")), "_", " ")
-		for _, e := range scoreRules(newBigramIndex(names), names) {
+		for _, e := range scoreRules(newGramIndex(names), names) {
 			fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
 		}
 	}

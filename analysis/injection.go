@@ -31,7 +31,7 @@ type injectionRule struct {
 func (r injectionRule) match(lower string) bool { return r.fires(lower, r.re.findAll(lower, 16)) }
 
 // matchIn is match on an indexed text.
-func (r injectionRule) matchIn(ix *bigramIndex) bool {
+func (r injectionRule) matchIn(ix *gramIndex) bool {
 	return r.fires(ix.text, r.re.findAllIn(ix, 16))
 }
 
@@ -63,7 +63,7 @@ var sentenceEnd = regexp.MustCompile(`[.!?](\s|$)|\n`)
 func stripInjections(s string) (string, []string, []string) {
 	var flags, removed []string
 	lower := asciiLower(s)
-	ix := newBigramIndex(lower)
+	ix := newGramIndex(lower)
 	hit := false
 	for _, r := range injectionRules {
 		if r.matchIn(ix) {

@@ -465,7 +465,7 @@ func isWordByte(c byte) bool {
 // spans returns the regions of lower worth searching (nil: none): windows
 // around the key occurrences a plain left-to-right scan finds (overlapping
 // occurrences of one key are skipped).
-func (f fastRe) spans(lower string, ix *bigramIndex) [][2]int {
+func (f fastRe) spans(lower string, ix *gramIndex) [][2]int {
 	if f.keys == nil {
 		return [][2]int{{0, len(lower)}}
 	}
@@ -590,14 +590,15 @@ func dropOverlapping(pos []int, from, n int) []int {
 	return out
 }
 
-// bigramBuckets is the size of a bigramIndex's hash table.
+// bigramBuckets is the size of a gramIndex's hash table and of a gramSet.
 const bigramBuckets = 1024
 
-// bigramIndex lists, for one text, the offsets of every byte pair, so many
-// patterns can look up their literal keys without rescanning the text. The
-// offsets are grouped by a hash of the pair (a counting sort: one pass to
-// count, one to place), ascending within each group.
-type bigramIndex struct {
+// gramIndex lists, for one text, the offsets of every run of three
+// bytes, so many patterns can look up their literal keys without rescanning
+// the text (keys of one or two bytes are searched for directly). The
+// offsets are grouped by a hash of the three bytes (a counting sort: one
+// pass to count, one to place), ascending within each group.
+type gramIndex struct {
 	text  string
 	start [bigramBuckets + 1]int32 // group b is at[start[b]:start[b+1]]
 	at    []int32
@@ -605,22 +606,26 @@ type bigramIndex struct {
 
 func bigramHash(a, b byte) int { return (int(a)*131 + int(b)) & (bigramBuckets - 1) }
 
-func newBigramIndex(text string) *bigramIndex {
-	ix := &bigramIndex{text: text}
-	if len(text) < 2 {
+func trigramHash(a, b, c byte) int {
+	return ((int(a)*131+int(b))*131 + int(c)) & (bigramBuckets - 1)
+}
+
+func newGramIndex(text string) *gramIndex {
+	ix := &gramIndex{text: text}
+	if len(text) < 3 {
 		return ix
 	}
-	for i := 0; i+1 < len(text); i++ {
-		ix.start[bigramHash(text[i], text[i+1])+1]++
+	for i := 0; i+2 < len(text); i++ {
+		ix.start[trigramHash(text[i], text[i+1], text[i+2])+1]++
 	}
 	for b := 1; b <= bigramBuckets; b++ {
 		ix.start[b] += ix.start[b-1]
 	}
 	var fill [bigramBuckets]int32
 	copy(fill[:], ix.start[:bigramBuckets])
-	ix.at = make([]int32, len(text)-1)
-	for i := 0; i+1 < len(text); i++ {
-		h := bigramHash(text[i], text[i+1])
+	ix.at = make([]int32, len(text)-2)
+	for i := 0; i+2 < len(text); i++ {
+		h := trigramHash(text[i], text[i+1], text[i+2])
 		ix.at[fill[h]] = int32(i)
 		fill[h]++
 	}
@@ -629,8 +634,8 @@ func newBigramIndex(text string) *bigramIndex {
 
 // positions appends the offsets where key occurs, ascending (overlapping
 // occurrences included).
-func (ix *bigramIndex) positions(key string, pos []int) []int {
-	if len(key) < 2 {
+func (ix *gramIndex) positions(key string, pos []int) []int {
+	if len(key) < 3 {
 		for off := 0; ; {
 			i := strings.Index(ix.text[off:], key)
 			if i < 0 {
@@ -640,7 +645,7 @@ func (ix *bigramIndex) positions(key string, pos []int) []int {
 			off += i + 1
 		}
 	}
-	h := bigramHash(key[0], key[1])
+	h := trigramHash(key[0], key[1], key[2])
 	for _, p := range ix.at[ix.start[h]:ix.start[h+1]] {
 		if strings.HasPrefix(ix.text[p:], key) {
 			pos = append(pos, int(p))
@@ -650,11 +655,11 @@ func (ix *bigramIndex) positions(key string, pos []int) []int {
 }
 
 // contains reports whether key occurs in the indexed text.
-func (ix *bigramIndex) contains(key string) bool {
-	if len(key) < 2 {
+func (ix *gramIndex) contains(key string) bool {
+	if len(key) < 3 {
 		return strings.Contains(ix.text, key)
 	}
-	h := bigramHash(key[0], key[1])
+	h := trigramHash(key[0], key[1], key[2])
 	for _, p := range ix.at[ix.start[h]:ix.start[h+1]] {
 		if strings.HasPrefix(ix.text[p:], key) {
 			return true
@@ -670,11 +675,11 @@ func (f fastRe) findAll(lower string, n int) [][]int {
 
 // findAllIn is findAll(ix.text, n), looking keys up in the index instead
 // of scanning for each.
-func (f fastRe) findAllIn(ix *bigramIndex, n int) [][]int {
+func (f fastRe) findAllIn(ix *gramIndex, n int) [][]int {
 	return f.findAllOpt(ix.text, ix, n)
 }
 
-func (f fastRe) findAllOpt(lower string, ix *bigramIndex, n int) [][]int {
+func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 	var out [][]int
 	if f.atStart != nil {
 		var pos []int
@@ -828,16 +833,16 @@ func fre(pattern string, keys ...string) fastRe {
 
 // findIn, matchIn and submatchesIn are find, match and submatches on an
 // indexed text.
-func (f fastRe) findIn(ix *bigramIndex) string {
+func (f fastRe) findIn(ix *gramIndex) string {
 	if m := f.findAllIn(ix, 1); len(m) > 0 {
 		return ix.text[m[0][0]:m[0][1]]
 	}
 	return ""
 }
 
-func (f fastRe) matchIn(ix *bigramIndex) bool { return len(f.findAllIn(ix, 1)) > 0 }
+func (f fastRe) matchIn(ix *gramIndex) bool { return len(f.findAllIn(ix, 1)) > 0 }
 
-func submatchesIn(f fastRe, ix *bigramIndex, n int) [][]int {
+func submatchesIn(f fastRe, ix *gramIndex, n int) [][]int {
 	return submatchesOf(f, ix.text, f.findAllIn(ix, n))
 }
 

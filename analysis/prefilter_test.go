@@ -70,7 +70,7 @@ func TestShrunkWindowsUnchanged(t *testing.T) {
 	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe)
 	for _, s := range boundTexts(t) {
 		lower := asciiLower(s)
-		ix := newBigramIndex(lower)
+		ix := newGramIndex(lower)
 		for _, f := range fs {
 			old := f
 			old.shrink, old.win, old.atLimit, old.seps = false, window, maxMatch, -1
