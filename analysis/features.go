@@ -117,6 +117,14 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	return rd
 }
 
+// release hands the reading's indexes back for reuse; rd.lix and rd.bix
+// must not be used after.
+func (rd *reading) release() {
+	rd.lix.release()
+	rd.bix.release()
+	rd.lix, rd.bix = nil, nil
+}
+
 // features lists the model inputs of a reading, deduplicated by name (the
 // first occurrence keeps its span), in the order they were found.
 func (rd *reading) features() []Feature {
@@ -147,9 +155,11 @@ func (rd *reading) features() []Feature {
 	// too.
 	if len(rd.attachments) > 0 {
 		names := strings.ReplaceAll(asciiLower(strings.Join(rd.attachments, ". ")), "_", " ")
-		for _, e := range scoreRules(newGramIndex(names), names) {
+		nix := newGramIndex(names)
+		for _, e := range scoreRules(nix, names) {
 			fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
 		}
+		nix.release()
 	}
 	for _, e := range rd.ev {
 		v := 1.0

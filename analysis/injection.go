@@ -64,6 +64,7 @@ func stripInjections(s string) (string, []string, []string) {
 	var flags, removed []string
 	lower := asciiLower(s)
 	ix := newGramIndex(lower)
+	defer ix.release()
 	hit := false
 	for _, r := range injectionRules {
 		if r.matchIn(ix) {

@@ -73,6 +73,7 @@ func (o Offline) Analyze(ctx context.Context, reply workflow.Reply, c workflow.C
 // replies through it, so training and inference see the same features.
 func Features(reply workflow.Reply) []Feature {
 	rd, _ := prepare(reply)
+	rd.release()
 	return rd.feats
 }
 
@@ -107,6 +108,7 @@ func prepare(reply workflow.Reply) (reading, []string) {
 func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) workflow.Analysis {
 	a := workflow.Analysis{Analyzer: OfflineName, Sentiment: workflow.SentimentNeutral}
 	rd, reasons := prepare(reply)
+	defer rd.release()
 	a.InjectionFlags = rd.notes
 	a.Reasons = reasons
 	body := rd.body

@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -610,8 +611,13 @@ func trigramHash(a, b, c byte) int {
 	return ((int(a)*131+int(b))*131 + int(c)) & (bigramBuckets - 1)
 }
 
+// gramIndexes recycles indexes (release), whose tables are most of what a
+// reply's analysis allocates.
+var gramIndexes = sync.Pool{New: func() any { return new(gramIndex) }}
+
 func newGramIndex(text string) *gramIndex {
-	ix := &gramIndex{text: text}
+	ix := gramIndexes.Get().(*gramIndex)
+	ix.text, ix.start, ix.at = text, [bigramBuckets + 1]int32{}, ix.at[:0]
 	if len(text) < 3 {
 		return ix
 	}
@@ -623,13 +629,22 @@ func newGramIndex(text string) *gramIndex {
 	}
 	var fill [bigramBuckets]int32
 	copy(fill[:], ix.start[:bigramBuckets])
-	ix.at = make([]int32, len(text)-2)
+	if cap(ix.at) < len(text)-2 {
+		ix.at = make([]int32, len(text)-2)
+	}
+	ix.at = ix.at[:len(text)-2]
 	for i := 0; i+2 < len(text); i++ {
 		h := trigramHash(text[i], text[i+1], text[i+2])
 		ix.at[fill[h]] = int32(i)
 		fill[h]++
 	}
 	return ix
+}
+
+// release hands ix back for reuse; ix must not be used after.
+func (ix *gramIndex) release() {
+	ix.text = ""
+	gramIndexes.Put(ix)
 }
 
 // positions appends the offsets where key occurs, ascending (overlapping
