@@ -255,10 +255,20 @@ func (e *Engine[S, T]) Resume(ctx context.Context, rs RunState, seq int, node st
 func (e *Engine[S, T]) run(ctx context.Context, rs RunState, seq int, node string, fn NodeFunc[S, T]) (StepResult, error) {
 	start := e.now()
 	var s S
+	before := rs.State
 	if len(rs.State) > 0 {
 		if err := json.Unmarshal(rs.State, &s); err != nil {
 			return e.fail(ctx, rs, start, fmt.Sprintf("decode state: %v", err))
 		}
+		// The step's delta compares encodings by bytes: the state as read
+		// is re-encoded as the outcome will be (Postgres returns jsonb with
+		// its own spacing and key order, so every object or array field of
+		// the stored text would look changed).
+		b, err := json.Marshal(s)
+		if err != nil {
+			return e.fail(ctx, rs, start, fmt.Sprintf("encode state: %v", err))
+		}
+		before = b
 	}
 	env := Env{RunID: rs.RunID, StepSeq: seq, Node: node, Now: start,
 		Memo: &Memo{store: e.Memo, runID: rs.RunID, seq: seq}}
@@ -274,7 +284,7 @@ func (e *Engine[S, T]) run(ctx context.Context, rs RunState, seq int, node strin
 				return Checkpoint{}, err
 			}
 		}
-		cp, err := e.checkpoint(rs, seq, node, start, o)
+		cp, err := e.checkpoint(rs, before, seq, node, start, o)
 		res = StepResult{Node: node, Route: o.Route, ToSeq: cp.ToSeq(), Status: cp.Status}
 		return cp, err
 	})
@@ -311,15 +321,16 @@ func callNode[S, T any](ctx context.Context, fn NodeFunc[S, T], env Env, s S) (O
 	}
 }
 
-// checkpoint turns a node outcome into the checkpoint to commit.
-func (e *Engine[S, T]) checkpoint(rs RunState, seq int, node string, start time.Time, o Outcome[S, T]) (Checkpoint, error) {
+// checkpoint turns a node outcome into the checkpoint to commit; before is
+// the step's input state encoded as the outcome is (for the delta).
+func (e *Engine[S, T]) checkpoint(rs RunState, before json.RawMessage, seq int, node string, start time.Time, o Outcome[S, T]) (Checkpoint, error) {
 	state, err := json.Marshal(o.State)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("encode state: %w", err)
 	}
 	cp := Checkpoint{RunID: rs.RunID, FromSeq: seq, State: state,
 		Step: StepRecord{Seq: seq, Node: node, Outcome: StepStatus(o.Route.Kind),
-			StateDelta: stateDelta(rs.State, state), StartedAt: start, FinishedAt: e.now()}}
+			StateDelta: stateDelta(before, state), StartedAt: start, FinishedAt: e.now()}}
 	switch o.Route.Kind {
 	case RouteNext:
 		if !e.Graph.Has(o.Route.Next) {

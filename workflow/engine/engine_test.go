@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -120,5 +121,51 @@ func TestEngineFailsRunOnBadRoutesAndStepBound(t *testing.T) {
 	e.CP = cp
 	if _, err := e.Step(ctx, cp.run, 0); err == nil || cp.run.StepSeq != 0 {
 		t.Fatalf("route to unknown node committed: %v %+v", err, cp.run)
+	}
+}
+
+// noted is a state with fields a step leaves alone.
+type noted struct {
+	N     int               `json:"n"`
+	Tags  []string          `json:"tags"`
+	Notes map[string]string `json:"notes,omitempty"`
+	Draft *struct {
+		Subject string `json:"subject"`
+		Body    string `json:"body"`
+	} `json:"draft,omitempty"`
+}
+
+func TestStepDeltaHoldsOnlyChangedFieldsOfAStateReadAsJsonb(t *testing.T) {
+	ctx := context.Background()
+	g := NewGraph[noted, *[]string]("a", 5).
+		Add("a", func(ctx context.Context, env Env, s noted) (Outcome[noted, *[]string], error) {
+			s.N++
+			s.Draft = nil
+			return Outcome[noted, *[]string]{State: s, Route: End("")}, nil
+		})
+	// Postgres returns jsonb with a space after ':' and ',' and its own key
+	// order: unchanged fields must not count as changed.
+	stored := json.RawMessage(`{"n": 1, "tags": ["a", "b"], "draft": {"body": "text", "subject": "s"}, "notes": {"k": "v"}}`)
+	cp := &memCP{run: RunState{RunID: 1, Status: RunRunning, NextNode: "a", State: stored}}
+	e := &Engine[noted, *[]string]{Graph: g, CP: cp}
+	if _, err := e.Step(ctx, cp.run, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(cp.steps[0].StateDelta); got != `{"draft":null,"n":2}` {
+		t.Fatalf("delta %s, want only n and the removed draft", got)
+	}
+	state, err := StateAt(stored, cp.steps[0].StateDelta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got any
+	if err := json.Unmarshal(cp.run.State, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(state, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored state plus delta = %s, want %s", state, cp.run.State)
 	}
 }
