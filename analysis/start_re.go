@@ -104,6 +104,18 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 		}
 		return dedupe(out), false
 	case syntax.OpConcat:
+		if len(p.Sub) > 1 && p.Sub[0].Op == syntax.OpQuest {
+			// An optional first item: a match starts with it or with
+			// what follows it.
+			a, ab := startLiterals(p.Sub[0].Sub[0])
+			b, bb := startLiterals(&syntax.Regexp{Op: syntax.OpConcat, Sub: p.Sub[1:]})
+			if spelt(p.Sub[0]) == nil {
+				if a == nil || b == nil || ab || bb {
+					return nil, false
+				}
+				return dedupe(append(a, b...)), false
+			}
+		}
 		acc := []string{""}
 		for _, s := range p.Sub {
 			if ex := spelt(s); ex != nil {
@@ -311,12 +323,16 @@ func containsFold(s, lit string) bool {
 }
 
 // leadGate is a necessary condition for a match of a pattern of the form
-// ^[C]*X… at the start of a text: after the leading bytes of the class C,
-// the text starts with one of X's start literals (ASCII case folded). A
-// text holding the non-ASCII folds of k or s must be matched without it.
+// ^[C]*X… at the start of a text: within or just after the run of bytes of
+// the class C the text starts with, one of X's start literals begins
+// (ASCII case folded). A text holding the non-ASCII folds of k or s must
+// be matched without it.
 type leadGate struct {
 	skip [256]bool
-	lits []string // nil: no gate, every text may match
+	lits []string // sorted; nil: no gate, every text may match
+	// first[c] is 1 + the index of the first literal starting with c (either
+	// case); 0: none.
+	first [256]uint16
 }
 
 func newLeadGate(re *regexp.Regexp) leadGate {
@@ -344,11 +360,15 @@ func newLeadGate(re *regexp.Regexp) leadGate {
 		return g
 	}
 	for _, l := range lits {
-		if l == "" || !isLowerASCII(l) || g.skip[l[0]] || g.skip[upperASCII(l[0])] {
+		if l == "" || !isLowerASCII(l) || len(lits) >= 1<<16 {
 			return g
 		}
 	}
-	g.lits = lits
+	g.lits = lits // sorted by dedupe
+	for i := len(lits) - 1; i >= 0; i-- {
+		g.first[lits[i][0]] = uint16(i + 1)
+		g.first[upperASCII(lits[i][0])] = uint16(i + 1)
+	}
 	return g
 }
 
@@ -357,13 +377,24 @@ func (g *leadGate) mayMatch(s string) bool {
 	if g.lits == nil {
 		return true
 	}
-	q := 0
-	for q < len(s) && g.skip[s[q]] {
-		q++
-	}
-	for _, l := range g.lits {
-		if len(s)-q >= len(l) && asciiEqualFold(s[q:q+len(l)], l) {
-			return true
+	// X starts within or just after the run of class bytes.
+	for q := 0; q < len(s); q++ {
+		if f := g.first[s[q]]; f != 0 {
+			c := s[q]
+			if c >= 'A' && c <= 'Z' {
+				c += 32
+			}
+			for _, l := range g.lits[f-1:] {
+				if l[0] != c {
+					break
+				}
+				if len(s)-q >= len(l) && asciiEqualFold(s[q:q+len(l)], l) {
+					return true
+				}
+			}
+		}
+		if !g.skip[s[q]] {
+			return false
 		}
 	}
 	return false

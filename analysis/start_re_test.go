@@ -85,44 +85,62 @@ func TestContainsFoldIsCaseInsensitiveContains(t *testing.T) {
 	}
 }
 
-// TestCourtesyGateKeepsEveryMatch: wherever courtesyRe matches at a
-// sentence start of the project's replies (as written and upper-cased) or
-// of hand-made courtesy lines, courtesyGate lets the text through; and it
-// does turn ordinary sentences away.
-func TestCourtesyGateKeepsEveryMatch(t *testing.T) {
+// TestLeadGatesKeepEveryMatch: wherever courtesyRe matches at a sentence
+// start, or disclaimerRe or valedictionRe at a line start, of the project's
+// replies (as written and upper-cased) or of hand-made lines, the pattern's
+// lead gate lets the text through; and each gate does turn ordinary
+// sentences away.
+func TestLeadGatesKeepEveryMatch(t *testing.T) {
 	t.Parallel()
-	if courtesyGate.lits == nil {
-		t.Fatal("courtesyRe has no lead gate")
-	}
 	replies, err := dataset.AllReplies()
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := []string{" \tPlease let us know if you have any questions.", "THANK YOU FOR YOUR PATIENCE", "We hope this helps.",
-		"Should you need further assistance, call.", "If you have questions, write.", "please don't hesitate to ask"}
+	var texts []string
 	for _, r := range replies {
 		texts = append(texts, r.Text, strings.ToUpper(r.Text))
 	}
-	matched := 0
-	for _, s := range texts {
-		for p := 0; p < len(s); p++ {
-			if p > 0 && s[p-1] != '\n' && s[p-1] != ' ' {
-				continue
-			}
-			if courtesyRe.MatchString(s[p:]) {
-				matched++
-				if !courtesyGate.mayMatch(s[p:]) {
-					t.Fatalf("gate turns away a courtesy match at %q", clip(s[p:], 80))
+	for _, tc := range []struct {
+		name     string
+		gate     leadGate
+		re       *regexp.Regexp
+		extra    []string
+		minMatch int
+	}{
+		{"courtesy", courtesyGate, courtesyRe, []string{" \tPlease let us know if you have any questions.", "THANK YOU FOR YOUR PATIENCE",
+			"We hope this helps.", "Should you need further assistance, call.", "If you have questions, write.", "please don't hesitate to ask"}, 10},
+		{"disclaimer", disclaimerGate, disclaimerRe.re, []string{"** Privileged and Confidential", "_ * CONFIDENTIALITY NOTICE: x",
+			"[External Email]", " *privileged & confidential", "This e-mail and any attachments"}, 5},
+		{"valediction", valedictionGate, valedictionRe, []string{"Sincerely,", " * Best regards", "THANKS AGAIN!", "v/r", "Have a great day."}, 5},
+	} {
+		if tc.gate.lits == nil {
+			t.Fatalf("%s: no lead gate", tc.name)
+		}
+		matched := 0
+		for _, s := range append(tc.extra, texts...) {
+			for p := 0; p < len(s); p++ {
+				if p > 0 && s[p-1] != '\n' && (tc.name != "courtesy" || s[p-1] != ' ') {
+					continue
+				}
+				line := s[p:]
+				if tc.name != "courtesy" {
+					line, _, _ = strings.Cut(line, "\n")
+				}
+				if tc.re.MatchString(line) {
+					matched++
+					if !tc.gate.mayMatch(line) {
+						t.Fatalf("%s gate turns away a match at %q", tc.name, clip(line, 80))
+					}
 				}
 			}
 		}
-	}
-	if matched < 10 {
-		t.Fatalf("only %d courtesy matches to check", matched)
-	}
-	for _, s := range []string{"The records are attached.", "  Please find the invoice", "We hold no records."} {
-		if courtesyGate.mayMatch(s) {
-			t.Errorf("gate lets %q through", s)
+		if matched < tc.minMatch {
+			t.Fatalf("%s: only %d matches to check", tc.name, matched)
+		}
+		for _, s := range []string{"The records are attached.", "  Please find the invoice", "We hold no records."} {
+			if tc.gate.mayMatch(s) {
+				t.Errorf("%s gate lets %q through", tc.name, s)
+			}
 		}
 	}
 }

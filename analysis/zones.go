@@ -38,6 +38,13 @@ var (
 	proseLineRe   = regexp.MustCompile(`^[^\n]*\b\w+\b[^\n]*(\s\S+){6,}[.?!:]$`)
 )
 
+// disclaimerGate and valedictionGate: how a confidentiality footer's and a
+// valediction's line can start.
+var (
+	disclaimerGate  = newLeadGate(disclaimerRe.re)
+	valedictionGate = newLeadGate(valedictionRe)
+)
+
 // split finds the zones of a normalized reply.
 func split(norm string) zones {
 	z := zones{full: norm}
@@ -47,8 +54,12 @@ func split(norm string) zones {
 	lowers := strings.Split(lower, "\n")
 	// The lines each pattern can match: those holding one of its keys.
 	quoteHeader, fromHeader := quoteHeaderRe.linesHolding(lower, lowers), strings.Contains(lower, "from:")
-	letterStart, disclaimer := letterStartRe.linesHolding(lower, lowers), disclaimerRe.linesHolding(lower, lowers)
+	letterStart := letterStartRe.linesHolding(lower, lowers)
 	portalFooter := portalFooterRe.linesHolding(lower, lowers)
+	// Line-start patterns are tried only on lines that start as they can
+	// (their lead gates), unless the reply holds the non-ASCII folds of k
+	// or s.
+	gated := !strings.Contains(norm, "\u017f") && !strings.Contains(norm, "\u212a")
 	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
 
 	// Quoted earlier messages: ">" lines, and everything after a reply header
@@ -94,7 +105,7 @@ func split(norm string) zones {
 
 	// Confidentiality footers: from the opening line to the end of the paragraph.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || !mayMatchLine(disclaimer, i) || !disclaimerRe.match(lowers[i]) {
+		if drop[i] != 0 || gated && !disclaimerGate.mayMatch(lowers[i]) || !disclaimerRe.match(lowers[i]) {
 			continue
 		}
 		j := i
@@ -115,7 +126,7 @@ func split(norm string) zones {
 
 	// Signatures: after a bare valediction, short non-prose lines.
 	for i := 0; i < len(lines); i++ {
-		if drop[i] != 0 || len(lines[i]) > 48 || !valedictionRe.MatchString(lines[i]) {
+		if drop[i] != 0 || len(lines[i]) > 48 || gated && !valedictionGate.mayMatch(lines[i]) || !valedictionRe.MatchString(lines[i]) {
 			continue
 		}
 		j := i + 1
