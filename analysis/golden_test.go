@@ -13,14 +13,14 @@ import (
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
-// TestOfflineOutputsFrozen pins the offline analyzer's full output on the
-// embedded dev corpus: every field of every Analysis, byte for byte. Any
+// TestOfflineOutputsFrozen pins the offline analyzer's full output on all
+// embedded reply sets (dataset.AllReplies, 155 replies): every field of every Analysis, byte for byte. Any
 // change to rules, extraction or the matching machinery that alters an
 // output shows up here. Each reply runs twice: as cmd/eval sends it (text
 // only) and with a subject, a receive date and pending scope items, so the
 // relative-deadline and scope paths are pinned too.
 func TestOfflineOutputsFrozen(t *testing.T) {
-	replies, err := dataset.Corpus()
+	replies, err := dataset.AllReplies()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +42,14 @@ func TestOfflineOutputsFrozen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, entry{r.Name, "text", a})
+		got = append(got, entry{r.Set + "/" + r.Name, "text", a})
 		a, err = Offline{}.Analyze(context.Background(),
 			workflow.Reply{Subject: "Public records request " + r.Name, Text: r.Text, ReceivedAt: received},
 			workflow.CaseContext{ScopeItems: scope})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, entry{r.Name, "context", a})
+		got = append(got, entry{r.Set + "/" + r.Name, "context", a})
 	}
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
