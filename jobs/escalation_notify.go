@@ -86,15 +86,22 @@ func QueueEscalationNotices(ctx context.Context, st *store.Store, d *Dispatcher,
 	return n, d.Dispatch(ctx, rows)
 }
 
-// EscalationNotifyHandler posts escalation notices, signed with Secret.
-// A notice the webhook accepted (2xx) is never posted again; any other
-// answer or a transport error is retried by asynq.
-type EscalationNotifyHandler struct {
-	Store  *store.Store
+// Webhook is the desk's webhook (ESCALATION_WEBHOOK_URL, signed with
+// ESCALATION_WEBHOOK_SECRET) that escalation notices and the daily stale
+// digest are posted to.
+type Webhook struct {
 	URL    string
 	Secret []byte
-	Client *http.Client // nil: a client with a 10 s timeout
-	Now    func() time.Time
+	Client *http.Client     // nil: a client with a 10 s timeout
+	Now    func() time.Time // nil: time.Now (the signature's timestamp)
+}
+
+// EscalationNotifyHandler posts escalation notices to Webhook. A notice
+// the webhook accepted (2xx) is never posted again; any other answer or a
+// transport error is retried by asynq.
+type EscalationNotifyHandler struct {
+	Store   *store.Store
+	Webhook Webhook
 }
 
 // ProcessTask implements asynq.Handler.
@@ -114,29 +121,29 @@ func (h *EscalationNotifyHandler) ProcessTask(ctx context.Context, t *asynq.Task
 	if err != nil {
 		return err
 	}
-	if err := postWebhook(ctx, h.Client, h.URL, h.Secret, EscalationNotifyTaskID(e.ID), body, h.Now); err != nil {
+	if err := h.Webhook.post(ctx, EscalationNotifyTaskID(e.ID), body); err != nil {
 		return fmt.Errorf("escalation:notify %d: %w", e.ID, err)
 	}
 	return h.Store.MarkEscalationNotified(ctx, e.ID)
 }
 
-// postWebhook POSTs body to url as JSON, signed with secret (SignWebhook
-// over now's Unix seconds) and named by deliveryID; nil only for a 2xx
+// post POSTs body to w.URL as JSON, signed with w.Secret (SignWebhook over
+// the current Unix seconds) and named by deliveryID; nil only for a 2xx
 // answer. A URL that cannot make a request is wrapped in asynq.SkipRetry;
 // transport errors and other statuses are returned for asynq to retry.
-// client nil: a client with a 10 s timeout; now nil: time.Now.
-func postWebhook(ctx context.Context, client *http.Client, url string, secret []byte, deliveryID string, body []byte, now func() time.Time) error {
+func (w Webhook) post(ctx context.Context, deliveryID string, body []byte) error {
+	now, client := w.Now, w.Client
 	if now == nil {
 		now = time.Now
 	}
 	ts := strconv.FormatInt(now().Unix(), 10)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderWebhookTimestamp, ts)
-	req.Header.Set(HeaderWebhookSignature, SignWebhook(secret, ts, body))
+	req.Header.Set(HeaderWebhookSignature, SignWebhook(w.Secret, ts, body))
 	req.Header.Set(HeaderWebhookDelivery, deliveryID)
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}

@@ -14,18 +14,27 @@ import (
 	"github.com/foiaflow/foiaflow/store"
 )
 
-// webhookSink is a real HTTP server that checks each notice's signature
-// and answers 503 to the first delivery of every escalation (so the retry
-// path runs), 200 after.
-type webhookSink struct {
+// webhookSink is a real HTTP server that checks each delivery's signature,
+// answers 503 to the first attempt of every delivery id (so the retry path
+// runs), 200 after, and keeps the bodies (decoded as T) and delivery ids it
+// accepted. The escalation notice and stale digest tests share it.
+type webhookSink[T any] struct {
 	mu       sync.Mutex
 	secret   []byte
 	attempts map[string]int
-	accepted []jobs.EscalationNotice
+	accepted []T
+	ids      []string
 	badSig   int
 }
 
-func (s *webhookSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func newWebhookSink[T any](t *testing.T) (*webhookSink[T], *httptest.Server) {
+	s := &webhookSink[T]{secret: []byte("desk-webhook-secret"), attempts: map[string]int{}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+func (s *webhookSink[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	ts := r.Header.Get(jobs.HeaderWebhookTimestamp)
 	want := jobs.SignWebhook(s.secret, ts, body)
@@ -36,24 +45,25 @@ func (s *webhookSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	d := r.Header.Get(jobs.HeaderWebhookDelivery)
-	s.attempts[d]++
-	if s.attempts[d] == 1 {
+	id := r.Header.Get(jobs.HeaderWebhookDelivery)
+	if s.attempts[id]++; s.attempts[id] == 1 {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	var n jobs.EscalationNotice
-	if err := json.Unmarshal(body, &n); err != nil {
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	s.accepted = append(s.accepted, n)
+	s.accepted, s.ids = append(s.accepted, v), append(s.ids, id)
 }
 
-func (s *webhookSink) snapshot() ([]jobs.EscalationNotice, int) {
+// snapshot returns what was accepted so far, the delivery ids in the same
+// order, and how many deliveries had a bad signature.
+func (s *webhookSink[T]) snapshot() ([]T, []string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]jobs.EscalationNotice(nil), s.accepted...), s.badSig
+	return append([]T(nil), s.accepted...), append([]string(nil), s.ids...), s.badSig
 }
 
 // Every new escalation is posted to the webhook once, signed with the
@@ -62,11 +72,9 @@ func (s *webhookSink) snapshot() ([]jobs.EscalationNotice, int) {
 func TestEscalationWebhookSignedOncePerEscalation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, feeQuote(0))
-	sink := &webhookSink{secret: []byte("desk-webhook-secret"), attempts: map[string]int{}}
-	srv := httptest.NewServer(sink)
-	t.Cleanup(srv.Close)
+	sink, srv := newWebhookSink[jobs.EscalationNotice](t)
 	hs := h.handlers("w")
-	hs.EscalationNotify = &jobs.EscalationNotifyHandler{Store: h.st, URL: srv.URL, Secret: sink.secret}
+	hs.EscalationNotify = &jobs.EscalationNotifyHandler{Store: h.st, Webhook: jobs.Webhook{URL: srv.URL, Secret: sink.secret}}
 	h.startWorker("w", hs)
 	caseID := h.newCase("SUPERVISED", "")
 	ctx := context.Background()
@@ -85,13 +93,13 @@ func TestEscalationWebhookSignedOncePerEscalation(t *testing.T) {
 		}
 	}
 	waitFor(t, "both notices accepted", func() bool {
-		got, _ := sink.snapshot()
+		got, _, _ := sink.snapshot()
 		return len(got) == 2
 	})
 	waitFor(t, "both marked notified", func() bool {
 		return h.db.Int(t, `SELECT count(*) FROM escalations WHERE case_id=$1 AND notified_at IS NOT NULL`, caseID) == 2
 	})
-	got, bad := sink.snapshot()
+	got, _, bad := sink.snapshot()
 	if bad != 0 {
 		t.Fatalf("%d deliveries with a bad signature", bad)
 	}
@@ -110,7 +118,7 @@ func TestEscalationWebhookSignedOncePerEscalation(t *testing.T) {
 	if err := hs.EscalationNotify.ProcessTask(ctx, task); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := sink.snapshot(); len(again) != 2 {
+	if again, _, _ := sink.snapshot(); len(again) != 2 {
 		t.Fatalf("a repeated task posted again: %d notices", len(again))
 	}
 }

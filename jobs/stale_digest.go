@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -113,15 +112,12 @@ func QueueStaleDigest(ctx context.Context, st *store.Store, d *Dispatcher, q Que
 	return n, d.Dispatch(ctx, rows)
 }
 
-// StaleDigestHandler posts a day's digest, signed with Secret like the
+// StaleDigestHandler posts a day's digest to Webhook, signed like the
 // escalation notices. A digest the webhook accepted (2xx) is never posted
 // again; any other answer or a transport error is retried by asynq.
 type StaleDigestHandler struct {
-	Store  *store.Store
-	URL    string
-	Secret []byte
-	Client *http.Client // nil: a client with a 10 s timeout
-	Now    func() time.Time
+	Store   *store.Store
+	Webhook Webhook
 }
 
 // ProcessTask implements asynq.Handler.
@@ -141,7 +137,7 @@ func (h *StaleDigestHandler) ProcessTask(ctx context.Context, t *asynq.Task) err
 	if err != nil || dg.Delivered {
 		return err
 	}
-	if err := postWebhook(ctx, h.Client, h.URL, h.Secret, StaleDigestTaskID(p.Day), dg.Body, h.Now); err != nil {
+	if err := h.Webhook.post(ctx, StaleDigestTaskID(p.Day), dg.Body); err != nil {
 		return fmt.Errorf("digest:stale %s: %w", p.Day, err)
 	}
 	return h.Store.MarkStaleDigestDelivered(ctx, day)

@@ -2,58 +2,12 @@ package jobs_test
 
 import (
 	"context"
-	"crypto/hmac"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/foiaflow/foiaflow/jobs"
 	"github.com/foiaflow/foiaflow/workflow"
 )
-
-// digestSink is a webhook that checks each delivery's signature, answers
-// 503 to the first attempt of every delivery id and keeps what it accepts.
-type digestSink struct {
-	mu       sync.Mutex
-	secret   []byte
-	attempts map[string]int
-	accepted []jobs.StaleDigest
-	ids      []string
-	badSig   int
-}
-
-func (s *digestSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	ts := r.Header.Get(jobs.HeaderWebhookTimestamp)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ts == "" || !hmac.Equal([]byte(jobs.SignWebhook(s.secret, ts, body)), []byte(r.Header.Get(jobs.HeaderWebhookSignature))) {
-		s.badSig++
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	id := r.Header.Get(jobs.HeaderWebhookDelivery)
-	if s.attempts[id]++; s.attempts[id] == 1 {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
-	var d jobs.StaleDigest
-	if err := json.Unmarshal(body, &d); err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		return
-	}
-	s.accepted, s.ids = append(s.accepted, d), append(s.ids, id)
-}
-
-func (s *digestSink) snapshot() ([]jobs.StaleDigest, []string, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]jobs.StaleDigest(nil), s.accepted...), append([]string(nil), s.ids...), s.badSig
-}
 
 // Once per UTC day the proposals pending longer than the configured age
 // are posted to the escalation webhook as one signed digest, retried after
@@ -63,11 +17,9 @@ func (s *digestSink) snapshot() ([]jobs.StaleDigest, []string, int) {
 func TestStaleProposalDigestOncePerDay(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, feeQuote(9000))
-	sink := &digestSink{secret: []byte("desk-webhook-secret"), attempts: map[string]int{}}
-	srv := httptest.NewServer(sink)
-	t.Cleanup(srv.Close)
+	sink, srv := newWebhookSink[jobs.StaleDigest](t)
 	hs := h.handlers("w")
-	hs.StaleDigest = &jobs.StaleDigestHandler{Store: h.st, URL: srv.URL, Secret: sink.secret}
+	hs.StaleDigest = &jobs.StaleDigestHandler{Store: h.st, Webhook: jobs.Webhook{URL: srv.URL, Secret: sink.secret}}
 	h.startWorker("w", hs)
 	old, fresh := h.newCase("SUPERVISED", ""), h.newCase("SUPERVISED", "")
 	for _, c := range []int64{old, fresh} {

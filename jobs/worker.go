@@ -66,8 +66,9 @@ func NewWorker(d WorkerDeps) *Worker {
 		w.Reanalyze = &InboundReanalyzeHandler{Proc: d.Inbound, Analyzer: d.Deps.Analyzer, Log: d.Log.Named("inbound")}
 	}
 	if d.WebhookURL != "" {
-		w.EscalationNotify = &EscalationNotifyHandler{Store: d.Store, URL: d.WebhookURL, Secret: d.WebhookSecret}
-		w.StaleDigest = &StaleDigestHandler{Store: d.Store, URL: d.WebhookURL, Secret: d.WebhookSecret}
+		hook := Webhook{URL: d.WebhookURL, Secret: d.WebhookSecret}
+		w.EscalationNotify = &EscalationNotifyHandler{Store: d.Store, Webhook: hook}
+		w.StaleDigest = &StaleDigestHandler{Store: d.Store, Webhook: hook}
 	}
 	return w
 }
