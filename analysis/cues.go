@@ -225,8 +225,8 @@ const agencyWord = `(agency|agencies|department|dept|office|division|bureau|coun
 // the class, 2–2.5 strong, 1–1.5 supporting, ≤1 weak/boilerplate.
 var rules = []rule{
 	// ACKNOWLEDGMENT
-	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your`),
-	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,3}request|(is|are) in receipt of your|your (\w+ ){0,3}request (has been|was) (received|logged|entered|assigned|opened)`),
+	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your|confirm(s|ing|ation)? (that )?your (\w+ ){0,3}(request|message|e-?mail|enquiry|inquiry|submission) (has been|was|is) (received|submitted|logged)`),
+	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}request|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
 	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
 	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received`),
 	r(cAck, 2.0, "ack.forwarded_internally", `\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
@@ -244,6 +244,11 @@ var rules = []rule{
 
 	// EXTENSION
 	rn(cExt, 2.5, "ext.extension", `\bextension\b|\bextend(ed|ing)? (the )?(time|deadline|response|due date|period|date)`),
+	// The agency takes an extension ("requires a 14-day extension",
+	// "invoking the 10-day extension": 5 U.S.C. 552(a)(6)(B), Cal. Gov.
+	// Code 7922.535, FOIA 2000 s.10(3)); "if we need an extension" does
+	// not count.
+	rn(cExt, 3.0, "ext.takes_extension", `\b(require|requires|required|need|needs|needed|take|takes|taking|invoke|invokes|invoking|exercise|exercising|claim|claiming|apply|applying|applied) (an?|the|our) ((\d+|[a-z]+)[- ](\(\d+\) )?(day|business[- ]day|working[- ]day|calendar[- ]day|week) |additional |further |statutory |formal )?extension\b`),
 	r(cExt, 2.0, "ext.additional_time", `(additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(days|weeks|months|time)\b[^.]{0,40}(will be |is |are )?(required|needed|necessary)|(need|require|requires|needs)( an)? (additional|more|further) (\w+ )?(\(\d+\) )?(business |working |calendar )?(time|days|weeks)`),
 	r(cExt, 1.5, "ext.anticipated_response", `(anticipate|expect|estimate)[^.]{0,30}(response|decision|determination|completion|to (respond|complete|provide))[^.]{0,20}(by|on or before|no later than|on)`),
 	r(cExt, 2.5, "ext.unusual_circumstances", `unusual circumstances`),
@@ -294,8 +299,8 @@ var rules = []rule{
 
 	// PARTIAL_DELIVERY
 	r(cPart, 2.5, "partial.installment", `(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(st|nd|rd|th)|next|rolling|partial|interim|initial) (production|installment|release|batch|set|tranche|disclosure) of`),
-	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche)|(more|additional|remaining) (records|materials|documents)[^.]{0,30}(to follow|will follow|will be (released|provided|produced))|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
-	r(cPart, 3.0, "partial.in_part", `grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|partial (release|grant|denial|response)|in part and denied`),
+	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche)|(more|additional|remaining|further|rest of the) (records|materials|documents|information|data)[^.]{0,60}(to follow|will follow|will be (released|provided|produced|sent)|(we|i) will (provide|send|release|produce))|(still|currently) (collating|gathering|compiling|collecting|awaiting|waiting for) (all |the )?(further|remaining|rest|other|outstanding)|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
+	r(cPart, 3.0, "partial.in_part", `grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|partial (release|grant|denial|response)|in part and denied|\b(interim|partial) (response|reply|disclosure)\b`),
 	rn(cPart, 1.5, "partial.redacted", `\bredact(ed|ions?)\b`),
 	rn(cPart, 1.5, "partial.withheld", `\bwithh(eld|olding)\b`),
 	r(cPart, 1.0, "partial.not_yet_available", `(is|are) not (yet )?available (for|until)|not (yet )?available until`),
@@ -311,7 +316,7 @@ var rules = []rule{
 	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)`),
 	r(cRdy, 1.0, "ready.sent", `(sent|mailed|provided|emailed|delivered|shipped) (out )?to you`),
 	keyed(r(cRdy, 0.5, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
-	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) (the |a |all |copies of |copy of |our )?(information|records|documents|data|copies|spreadsheet|report|file|response)|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
+	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) ([\w()-]+ ){0,5}(information|records|documents|data|copies|spreadsheet|report|file|response|pages)\b|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
 	r(cRdy, 2.0, "ready.published_elsewhere", `(publicly |freely )?available (on|at|from|via|through) (our|the|its) (website|web site|open data|link|webpage|web page)|published (on|at|in) (our|the) (website|web site|annual report)|section 21\b|reasonably accessible (to you )?by other means|(can|may) be (found|accessed|viewed|downloaded) (on|at|via|from) (our|the) (website|link|following)`),
 	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
@@ -357,7 +362,7 @@ var rules = []rule{
 	r(cWrng, 2.5, "wrong.request_for_other_body", `\ba request for (records|information|documents) (from|held by|of|kept by) (another|a different|the ([a-z'-]+ ){0,3}(council|police|county|city|department|agency|authority|office|board|school)|[a-z]+ (council|police|county|city))`),
 	keyed(r(cWrng, 2.5, "wrong.not_our_remit", `(is|are|falls?) (not )?(the )?(responsibility|remit|within the remit|a matter) (of|for) (the )?[a-z]|not (a |an )?(council|department|agency|city|county|our) (responsibility|function|matter)|this is not us\b|(we are|we're) not (the )?(right|correct|appropriate|responsible) (body|authority|organisation|organization|agency|office)|(request|enquiry|inquiry) (is|was) (for|about) (records|information) (from|of|held by) (another|a different|[a-z]+ (council|police|county|city|agency))`), "responsib", "remit", "matter", "not us", "not the right", "not the correct", "not the appropriate", "function", "request is for", "request was for", "enquiry is for", "inquiry is for", "request is about", "request was about"),
 	r(cWrng, 2.0, "wrong.make_request_to", `(make|submit|send|direct|address|file) (a |an |your )?(foi |freedom of information |records |public records |open records )?(request|enquiry|inquiry|application) (to|with) (them|the ([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|office|board|school|schools))|(contact|write to) (them|the ([a-z'-]+ ){1,3}(police|council|partnership|county|city|agency|authority|school|schools)|[a-z]+ (city|county|council|police)|schools?) (directly|at|by|on|via|to request)`),
-	r(cWrng, 3.0, "wrong.sent_in_error", `(sent|mailed|addressed|reached|came to|directed) (us |this office |me |our office )?(in error|to the wrong|by mistake)|\bwrong (address|agency|office|department|public body|authority)\b`),
+	r(cWrng, 3.0, "wrong.sent_in_error", `(sent|mailed|addressed|reached|came to|directed) (us |this office |me |our office )?(in error|to the wrong|by mistake)|\b(sent|addressed|directed|delivered) to [^.!?\n]{0,60}\b(in error|by mistake)\b|\bwrong (address|agency|office|department|public body|authority)\b`),
 
 	// PORTAL_REDIRECT
 	r(cPort, 3.0, "portal.submit_via", `(submit|file|make|enter|place|resubmit)( a| your| an| the)?( new| open| public)?( \w+)?( records?)? requests? (through|via|using|on|in|at|online through) (the|our|this) [^.]{0,40}(portal|system|website|online|center|link|web ?site)|requests? (must|need to|should|can only) be (submitted|made|filed|entered) (through|via|online|using|on)|(only|no longer) accept[^.]{0,30}(through|via|portal|online)`),
@@ -707,6 +712,31 @@ var (
 	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\n|(our )?(response|answer):`)
 )
 
+// answerLeadRe ends the words that make "your request:" the lead-in to the
+// agency's answer ("Please find the council's response to your request:"),
+// and requesterVoiceRe starts what reads as the requester's own words
+// after it (some agencies paste the request there).
+var (
+	answerLeadRe     = regexp.MustCompile(`\b(response|responses|reply|answer|answers) to\s*$`)
+	requesterVoiceRe = regexp.MustCompile(`^\W*(\d+[.)]\s*)?(i |please |(could|can|would) you\b|copies of|a copy of|how many|the number of|details of)`)
+)
+
+// restatesAt reports whether the restatedAskRe match m of lower starts a
+// restatement of the request: not the lead-in to the agency's answer,
+// unless the requester's words follow it, and a bare "request:" only as a
+// heading (after a sentence end or at the start), not in "make a FOIA
+// request: <link>".
+func restatesAt(lower string, m []int) bool {
+	pre := strings.TrimRight(lower[max(0, m[0]-40):m[0]], " ")
+	if answerLeadRe.MatchString(pre) {
+		return requesterVoiceRe.MatchString(lower[m[1]:min(len(lower), m[1]+80)])
+	}
+	if strings.HasPrefix(lower[m[0]:], "request") {
+		return pre == "" || strings.ContainsAny(pre[len(pre)-1:], ".:;\n")
+	}
+	return true
+}
+
 // restatedSpans returns the byte spans of the lower-cased text ix indexes
 // (ascending) that restate the requester's words; cues found there are the
 // requester's, not the agency's ("Thank you for your request for information concerning: can
@@ -730,6 +760,17 @@ func restatedSpans(ix *gramIndex) [][2]int {
 				continue
 			}
 			end = off + m[0]
+			if rest[end] == 'w' || rest[end] == 'r' {
+				// "… which we received on 23/12/2023 and your email of
+				// …": when the request came in is part of the opening,
+				// not an acknowledgment; the span runs to the sentence's
+				// end.
+				if k := strings.Index(rest[end:], ". "); k >= 0 {
+					end += k
+				} else {
+					end = len(rest)
+				}
+			}
 			break
 		}
 		out = append(out, [2]int{from, from + end})
@@ -738,7 +779,9 @@ func restatedSpans(ix *gramIndex) [][2]int {
 		add(m[1], false)
 	}
 	for _, m := range restatedAskRe.findAllIn(ix, 16) {
-		add(m[1], true)
+		if restatesAt(lower, m) {
+			add(m[1], true)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out

@@ -510,6 +510,10 @@ func answeredAfter(lines []string, q int) bool {
 	return false
 }
 
+// lateRe is an apology for lateness: the deadline has passed, so the reply
+// is not a first acknowledgment (it delivers, or it moves the date).
+var lateRe = fre(`(?:apologi[sz]e|apologies|sorry|regret)[^.!?]{0,30}\bdelay|(?:apologi[sz]e|apologies|sorry)[^.!?]{0,30}\b(?:late|overdue)\b|(?:is|are|was) (?:now )?(?:late|overdue)\b|(?:passed|missed|exceeded) (?:the )?(?:statutory )?(?:deadline|time limit|due date)`)
+
 // reviewRightsRe is the paragraph a final decision carries on how to
 // challenge it: internal review, the Information Commissioner, an appeal
 // (FOIA 2000 s.17(7); 5 U.S.C. 552(a)(6)(A)(i)). An acknowledgment or an

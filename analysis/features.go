@@ -319,6 +319,9 @@ func (rd *reading) facts() []fact {
 	if n := answeredQuestions(rd.bix.text); n >= 2 {
 		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
 	}
+	if m := lateRe.findIn(rd.lix); m != "" {
+		out = append(out, fact{"late", m})
+	}
 	if m := reviewRightsRe.findIn(rd.lix); m != "" {
 		out = append(out, fact{"review_rights", m})
 	}
@@ -502,4 +505,7 @@ var factPriors = map[string]Prior{
 	// Review rights are a final decision's: they speak against a mere
 	// acknowledgment (the only fact with a negative prior).
 	"review_rights": {workflow.ClassAcknowledgment, -2.0},
+	// An apology for lateness comes after the deadline: not a first
+	// acknowledgment.
+	"late": {workflow.ClassAcknowledgment, -1.5},
 }

@@ -267,3 +267,42 @@ func TestAnalyzeHonoursContext(t *testing.T) {
 		t.Error("cancelled context not reported")
 	}
 }
+
+// A "your request:" that leads in to the agency's answer is not a
+// restatement of the request, unless the requester's words follow it; a
+// bare "request:" restates only as a heading.
+func TestRestatedSpansOnlyRestatements(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool // the cue after the colon lies in a restated span
+	}{
+		{"please find below the council's response to your request: this request is refused as vexatious.", false},
+		{"please find below the council's response to your request: i would like copies of all refusals.", true},
+		{"thank you for your email. you asked: were any requests refused as vexatious?", true},
+		{"please use this link to make a foia request: https://example.gov/foia refused", false},
+		{"request: any refusal notices issued in 2023.", true},
+	} {
+		ix := newGramIndex(tc.text)
+		spans := restatedSpans(ix)
+		ix.release()
+		p := strings.LastIndex(tc.text, "refus")
+		if got := inSpans(spans, p); got != tc.want {
+			t.Errorf("%q: cue in restated span = %v, want %v (spans %v)", tc.text, got, tc.want, spans)
+		}
+	}
+}
+
+// A courtesy sentence hard-wrapped over a line break is dropped like one
+// on a single line, and its "please let us know if" no longer reads as a
+// question put to the requester.
+func TestDropCourtesyAcrossLineBreaks(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Estimated completion date is April 24.  Please let us\nknow if you have any additional questions.\n\nV/r,", "Estimated completion date is April 24.\n\nV/r,"},
+		{"The records are attached. If you have any\nquestions, please contact me.", "The records are attached."},
+		{"Please let us\n\nknow which records you want.", "Please let us\n\nknow which records you want."},
+	} {
+		if got := dropCourtesy(tc.in); got != tc.want {
+			t.Errorf("dropCourtesy(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

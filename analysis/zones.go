@@ -231,19 +231,28 @@ var courtesyGate = newLeadGate(courtesyRe)
 
 // dropCourtesy removes courtesy sentences from the agency's text. Only
 // sentence starts whose first letter can begin one are tried.
+//
+// Mail is hard-wrapped: a courtesy sentence may run over a line break
+// ("Please let us\nknow if you have any questions."), so the sentences are
+// matched on the text with single line breaks read as spaces (same
+// offsets) and cut from s.
 func dropCourtesy(s string) string {
 	var b strings.Builder
 	last := 0
 	gated := !strings.Contains(s, "\u017f") && !strings.Contains(s, "\u212a")
+	u := s
+	if strings.IndexByte(s, '\n') >= 0 {
+		u = unwrapLines(s)
+	}
 	try := func(p int) {
 		q := p
-		for q < len(s) && (s[q] == ' ' || s[q] == '\t') {
+		for q < len(u) && (u[q] == ' ' || u[q] == '\t') {
 			q++
 		}
-		if q == len(s) || p < last || !strings.ContainsRune("pdflistwPDFLISTW", rune(s[q])) || gated && !courtesyGate.mayMatch(s[q:]) {
+		if q == len(u) || p < last || !strings.ContainsRune("pdflistwPDFLISTW", rune(u[q])) || gated && !courtesyGate.mayMatch(u[q:]) {
 			return
 		}
-		if loc := courtesyRe.FindStringIndex(s[p:]); loc != nil {
+		if loc := courtesyRe.FindStringIndex(u[p:]); loc != nil {
 			b.WriteString(s[last:p])
 			last = p + loc[1]
 		}
