@@ -372,6 +372,21 @@ var rules = []rule{
 	r(cPort, 1.0, "portal.use_link", `(use|utilize|go to|click|visit) the (below |above |following )?(link|portal|url|website)`),
 	keyed(r(cPort, 2.0, "portal.online_form", `(use|complete|fill (in|out)|submit) (the|our|an) (online|web|electronic) (form|portal|request form)|(via|through|using) (the|our) (online|web) (form|portal|request system)|(no longer|do not|don't|cannot|can not) accept[^.]{0,40}(e-?mail|requests|submissions)`), "online", "web", "electronic", "accept"),
 	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request|submit (it|your request|the request) (again|through|via|on|using)`),
+
+	// German replies (IFG, UIG, VIG and the Länder's transparency and
+	// information-access laws, as FragDenStaat requests get them). They
+	// speak only for a reply read as German; see analyzeOffline.
+	r(cAck, 3.0, "de.ack.receipt", `eingangsbest[äa]e?t?igung|best[äa]e?tig\w* (ihnen )?(hiermit )?den eingang|(ist|sind) (am [\d.]+ )?(bei uns |hier )?eingegangen|(ihre|ihr|ihren) (anfrage|antrag|nachricht|e-mail|schreiben)\w* [^.]{0,40}(erhalten|registriert)`),
+	r(cAck, 1.5, "de.ack.processing", `(werden|wird) (ihre|ihr|ihren|die|den) (anfrage|antrag|nachricht|anliegen)\w* [^.]{0,40}bearbeit|in bearbeitung|wird (derzeit |zurzeit )?bearbeitet`),
+	r(cAck, 0.5, "de.ack.thanks", `(vielen )?dank f[üu]e?r ihre (\w+ )?(nachricht|anfrage|e-mail|mail|schreiben)`),
+	r(cExt, 2.5, "de.ext.delay", `verz[öo]e?ger|fristverl[äa]e?ngerung|frist\w* [^.]{0,30}verl[äa]e?nger|(mehr|weitere|zus[äa]e?tzliche) zeit`),
+	r(cDen, 3.5, "de.denial.refused", `nicht entsprochen werden|\babgelehnt\b|\bablehn\w*|\blehne\w* [^.]{0,60}\bab\b|kein (anspruch|informationszugang)|ausschlussgrund|(ist|sind) (vom (informations)?zugang )?ausgeschlossen`),
+	r(cNone, 3.0, "de.norecords.not_held", `liegen (uns |hier |der \w+ |dem \w+ )?keine|keine (\w+ ){0,2}(informationen|unterlagen|daten|dokumente|akten|erkenntnisse) vor|nicht bestandteil der (\w+ )?akten|(informationen|unterlagen|daten|dokumente) (sind |liegen )?(hier |bei uns )?nicht (vorhanden|vor)\b`),
+	r(cPart, 2.5, "de.partial.in_part", `\bteilweise\b|geschw[äa]e?rzt|schw[äa]e?rzung|im [üu]e?brigen (wird|werden|ist|bleibt)`),
+	r(cRdy, 2.0, "de.ready.sent", `[üu]e?bersende\w* (ich |wir )?(ihnen )?(anbei |hiermit )?(die|den|das) (gew[üu]e?nschten|erbetenen|angeforderten)|(anbei|in der anlage) (erhalten|finden) sie|erteilen wir (ihnen )?die (erbetenen|gew[üu]e?nschten) (ausk[üu]e?nfte|informationen)|f[üu]e?gen? (ich|wir) [^.]{0,40}\bbei\b`),
+	r(cClar, 2.5, "de.clarify.specify", `pr[äa]e?zisier|konkretisier|n[äa]e?her (zu )?(bezeichnen|erl[äa]e?utern|beschreiben)|(bitten (wir|ich) sie|bitte) [^.]{0,60}(mitzuteilen|anzugeben|zu benennen|zu konkretisieren)`),
+	r(cWrng, 3.0, "de.wrong.not_competent", `nicht zust[äa]e?ndig|zust[äa]e?ndige[n]? (beh[öo]e?rde|stelle)|weitergeleitet|(wenden sie sich|richten sie ihre?n? (anfrage|antrag)) (bitte )?(direkt )?an`),
+	r(cFee, 2.0, "de.fee.charges", `geb[üu]e?hr|kosten in h[öo]e?he von|kostenpflichtig`),
 }
 
 // negationWords and hypotheticalWords, found shortly before a negatable

@@ -57,6 +57,7 @@ type reading struct {
 	ev           []evidence
 	attachments  []string // file names: the message's, then "[Attachments: …]" lines
 	english      bool
+	german       bool // not English, and reads as German
 	tokens       []token // the words of body
 	feats        []Feature
 	notes        []string
@@ -113,6 +114,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.ev = scoreRules(rd.lix, body)
 	rd.tokens = tokenize(body)
 	rd.english = isEnglish(rd.tokens)
+	rd.german = !rd.english && isGerman(rd.tokens)
 	rd.feats = rd.features()
 	return rd
 }
@@ -452,20 +454,47 @@ var englishWords = map[string]bool{
 // reply is not read as English (and the model's class is not trusted).
 const minEnglishShare = 0.12
 
+// germanWords are German function words, as englishWords are English ones.
+var germanWords = map[string]bool{
+	"der": true, "die": true, "das": true, "und": true, "nicht": true, "ist": true,
+	"ihre": true, "ihr": true, "ihnen": true, "ihrer": true, "ihren": true, "wir": true,
+	"sie": true, "mit": true, "für": true, "den": true, "dem": true, "des": true,
+	"zu": true, "von": true, "auf": true, "ein": true, "eine": true, "einer": true,
+	"wird": true, "werden": true, "sind": true, "ich": true, "im": true, "bei": true,
+	"uns": true, "auch": true, "oder": true, "als": true, "nach": true, "zur": true,
+}
+
 // isEnglish reports whether a text's words read as English; texts of
 // fewer than 12 words are given the benefit of the doubt.
 func isEnglish(words []token) bool {
-	n, en := 0, 0
+	n, share := wordShare(words, englishWords)
+	return n < 12 || share >= minEnglishShare
+}
+
+// isGerman reports whether a text's words read as German (at least 5 words,
+// as large a share of German function words as English needs).
+func isGerman(words []token) bool {
+	n, share := wordShare(words, germanWords)
+	return n >= 5 && share >= minEnglishShare
+}
+
+// wordShare returns how many words a text has (numbers, "$" and "§" aside)
+// and the share of them that are in set.
+func wordShare(words []token, set map[string]bool) (int, float64) {
+	n, in := 0, 0
 	for _, t := range words {
 		if t.word == "#" || t.word == "$" || t.word == "§" {
 			continue
 		}
 		n++
-		if englishWords[t.word] {
-			en++
+		if set[t.word] {
+			in++
 		}
 	}
-	return n < 12 || float64(en) >= minEnglishShare*float64(n)
+	if n == 0 {
+		return 0, 0
+	}
+	return n, float64(in) / float64(n)
 }
 
 // Prior is expert knowledge about one feature: the class it speaks for and

@@ -19,6 +19,10 @@ const (
 	// workflow.GateConfidence). Guards that distrust an answer push
 	// confidence under it.
 	GateConfidence = workflow.GateConfidence
+	// GermanMaxConfidence caps the offline analyzer's confidence on a
+	// German reply: the German cues suggest a class to the reviewer, and
+	// no MIN_CONFIDENCE above it lets one act alone.
+	GermanMaxConfidence = 0.50
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
 	MaxReplyBytes = 64 << 10
@@ -118,8 +122,8 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	top, second := rankProbs(probs)
 	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
 	switch {
-	case !rd.english:
-		a.Reasons = append(a.Reasons, fmt.Sprintf("the reply is not in English: the model (best guess %s at %.2f) is not trusted, UNKNOWN", m.Classes[top], probs[top]))
+	case !rd.english && !rd.german:
+		a.Reasons = append(a.Reasons, fmt.Sprintf("the reply is not in English or German: the model (best guess %s at %.2f) is not trusted, UNKNOWN", m.Classes[top], probs[top]))
 		a.Class, a.Confidence = workflow.ClassUnknown, 0
 	case !rd.hasEvidence():
 		a.Reasons = append(a.Reasons, fmt.Sprintf("no FOIA cue or fact in the agency's text (words alone suggest %s at %.2f), UNKNOWN", m.Classes[top], probs[top]))
@@ -127,6 +131,12 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	case probs[top] < UnknownBelow:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("best class %s at %.2f, %s at %.2f: below %.2f, UNKNOWN", m.Classes[top], probs[top], m.Classes[second], probs[second], UnknownBelow))
 		a.Class = workflow.ClassUnknown
+	case rd.german:
+		// The German cue family reads it, but the model has seen few
+		// German replies: its class is a reviewer's suggestion, never
+		// confident enough to act on.
+		a.Confidence = min(a.Confidence, GermanMaxConfidence)
+		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the reply is in German: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], GermanMaxConfidence))
 	default:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f", a.Class, probs[top], m.Classes[second], probs[second]))
 	}

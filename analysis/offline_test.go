@@ -306,3 +306,28 @@ func TestDropCourtesyAcrossLineBreaks(t *testing.T) {
 		}
 	}
 }
+
+// German replies are read by the German cue family; their class is a
+// suggestion for a reviewer (confidence at most GermanMaxConfidence). A
+// reply in another language stays UNKNOWN.
+func TestGermanRepliesSuggestAClassForAReviewer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		want workflow.Class
+		text string
+	}{
+		{cAck, "Sehr geehrte Damen und Herren,\n\nhiermit bestätigen wir Ihnen den Eingang Ihres Antrags nach dem IFG. Wir werden Ihre Anfrage so schnell wie möglich bearbeiten.\n\nMit freundlichen Grüßen"},
+		{cDen, "Sehr geehrter Herr Muster,\n\nIhrem Antrag auf Informationszugang kann nicht entsprochen werden, da die Unterlagen dem Schutz personenbezogener Daten unterliegen.\n\nMit freundlichen Grüßen"},
+		{cNone, "Sehr geehrte Frau Muster,\n\nzu Ihrer Anfrage liegen uns keine Informationen vor, die wir Ihnen übermitteln könnten.\n\nMit freundlichen Grüßen"},
+		{cExt, "Sehr geehrter Herr Muster,\n\ndie Beantwortung Ihrer Anfrage wird sich leider verzögern, da wir die Unterlagen noch zusammenstellen.\n\nMit freundlichen Grüßen"},
+	} {
+		a := analyze(t, tc.text)
+		if a.Class != tc.want || a.Confidence > GermanMaxConfidence || a.Confidence < UnknownBelow {
+			t.Errorf("%q: %s at %.2f, want %s at most %.2f\n%s", clip(tc.text, 80), a.Class, a.Confidence, tc.want, GermanMaxConfidence, strings.Join(a.Reasons, "\n"))
+		}
+	}
+	a := analyze(t, "Prezado senhor, a sua solicitação foi recebida e será respondida no prazo legal de vinte dias, conforme a lei de acesso à informação.")
+	if a.Class != workflow.ClassUnknown || a.Confidence != 0 {
+		t.Errorf("Portuguese reply: %s at %.2f, want UNKNOWN", a.Class, a.Confidence)
+	}
+}
