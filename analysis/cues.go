@@ -431,6 +431,11 @@ func phraseWithin(s string, phrases []string, n int) bool {
 	return false
 }
 
+// appealDiscount is what a cue matched inside appeal-rights boilerplate
+// counts for, as a share of itself ("a written appeal to the head of the
+// public body denying the request" denies nothing).
+const appealDiscount = 0.3
+
 // appealExempt rules are about appeal rights themselves.
 var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_missed": true, "denial.court_remedy": true, "denial.closed": true}
 
@@ -510,11 +515,11 @@ func acceptCue(ru *rule, lower, body string, sp [2]int, ms [][]int, restated [][
 		if ru.negatable && negated(pre) {
 			continue
 		}
-		w := ru.weight
+		w, boiler := ru.weight, false
 		if !appealExempt[ru.name] && firstOf(" "+sentenceAround(lower, m0, m1)+" ", appealContext) != "" {
-			w = round2(w * 0.3)
+			w, boiler = round2(w*appealDiscount), true
 		}
-		return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0}, true
+		return evidence{class: ru.class, weight: w, name: ru.name, snippet: body[m0:m1], start: m0, boilerplate: boiler}, true
 	}
 	return evidence{}, false
 }

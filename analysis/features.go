@@ -165,8 +165,8 @@ func (rd *reading) features() []Feature {
 	}
 	for _, e := range rd.ev {
 		v := 1.0
-		if e.weight < 1 {
-			v = 0.5 // matched inside appeal-rights boilerplate
+		if e.boilerplate {
+			v = appealDiscount
 		}
 		fs.add("cue:"+e.name, v, e.snippet, e.start)
 		if e.start >= 0 && e.start < leadBytes {

@@ -56,6 +56,9 @@ type evidence struct {
 	name    string
 	snippet string
 	start   int // offset in body, -1 for derived evidence
+	// boilerplate: matched inside an appeal-rights sentence, where it
+	// counts for appealDiscount of itself.
+	boilerplate bool
 }
 
 // Analyze classifies reply and extracts its facts. It never returns an error

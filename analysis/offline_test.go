@@ -331,3 +331,21 @@ func TestGermanRepliesSuggestAClassForAReviewer(t *testing.T) {
 		t.Errorf("Portuguese reply: %s at %.2f, want UNKNOWN", a.Class, a.Confidence)
 	}
 }
+
+// A cue inside appeal-rights boilerplate counts for appealDiscount of
+// itself, however strong; a weak cue outside it counts in full.
+func TestAppealBoilerplateDiscountsEvidence(t *testing.T) {
+	t.Parallel()
+	feats := Features(workflow.Reply{Text: "Thank you for your request for the budget files. The estimated fee is $40.00.\n\n" +
+		"Under MCL 15.240 you may submit a written appeal to the head of the public body denying the request."})
+	value := map[string]float64{}
+	for _, f := range feats {
+		value[f.Name] = f.Value
+	}
+	if v, ok := value["cue:denial.denied"]; !ok || v != appealDiscount {
+		t.Errorf("cue:denial.denied inside an appeal sentence: value %v (present %v), want %v", v, ok, appealDiscount)
+	}
+	if v := value["cue:ack.thanks_for_request"]; v != 1 {
+		t.Errorf("cue:ack.thanks_for_request outside boilerplate: value %v, want 1", v)
+	}
+}
