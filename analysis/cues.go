@@ -299,7 +299,7 @@ var rules = []rule{
 
 	// PARTIAL_DELIVERY
 	r(cPart, 2.5, "partial.installment", `(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(st|nd|rd|th)|next|rolling|partial|interim|initial) (production|installment|release|batch|set|tranche|disclosure) of`),
-	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche)|(more|additional|remaining|further|rest of the) (records|materials|documents|information|data)[^.]{0,60}(to follow|will follow|will be (released|provided|produced|sent)|(we|i) will (provide|send|release|produce))|(still|currently) (collating|gathering|compiling|collecting|awaiting|waiting for) (all |the )?(further|remaining|rest|other|outstanding)|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
+	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche|disclosure)|(more|additional|remaining|further|rest of the) (records|materials|documents|information|data)[^.]{0,60}(to follow|will follow|will be (released|provided|produced|sent)|(we|i) will (provide|send|release|produce))|(still|currently) (collating|gathering|compiling|collecting|awaiting|waiting for) (all |the )?(further|remaining|rest|other|outstanding)|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
 	r(cPart, 3.0, "partial.in_part", `grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|partial (release|grant|denial|response)|in part and denied|\b(interim|partial) (response|reply|disclosure)\b`),
 	rn(cPart, 1.5, "partial.redacted", `\bredact(ed|ions?)\b`),
 	rn(cPart, 1.5, "partial.withheld", `\bwithh(eld|olding)\b`),
@@ -318,7 +318,7 @@ var rules = []rule{
 	keyed(r(cRdy, 0.5, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
 	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) ([\w()-]+ ){0,5}(information|records|documents|data|copies|spreadsheet|report|file|response|pages)\b|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
 	r(cRdy, 2.0, "ready.published_elsewhere", `(publicly |freely )?available (on|at|from|via|through) (our|the|its) (website|web site|open data|link|webpage|web page)|published (on|at|in) (our|the) (website|web site|annual report)|section 21\b|reasonably accessible (to you )?by other means|(can|may) be (found|accessed|viewed|downloaded) (on|at|via|from) (our|the) (website|link|following)`),
-	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
+	keyed(r(cRdy, 2.0, "ready.attached_anything", `\b(attached|enclosed)\b[^.!?\n]{0,80}\b(records?|documents?|files?|materials?|e-?mails?|reports?|copies|photos?|videos?|footage|data|spreadsheets?|information|production|release|contracts?|minutes|agendas?|memos?|memoranda|policies|policy|logs?|correspondence|recordings?|audio|images?|citations?|statistics|figures|tables?|lists?|maps?|plans?)\b|\bhere (is|are) (the|your|our)\b`), "attached", "enclosed", "here is", "here are"),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 
@@ -725,11 +725,12 @@ func overrides(a, b string) bool {
 
 // restatedRe finds where an agency restates the request in its reply:
 // "your request for information relating to …" up to the end of that
-// sentence, and "You asked: …" up to the answer or the paragraph's end.
+// sentence, and "You asked: …" up to the answer, the question mark or the
+// paragraph's end.
 var (
 	restatedAboutRe = fre(`\b(your|the) (request|application|enquiry|inquiry|e-?mail|foi request|freedom of information request)( for information| for records)? (relating to|concerning|regarding|about|in relation to|in respect of|on the subject of)\b`)
 	restatedAskRe   = fre(`\b(you asked|you requested|you have asked|you have requested|your request( was)?|request)\s*:`)
-	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\n|(our )?(response|answer):`)
+	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\?|\n|(our )?(response|answer):`)
 )
 
 // answerLeadRe ends the words that make "your request:" the lead-in to the

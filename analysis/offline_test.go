@@ -128,6 +128,22 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	if a.Class != workflow.ClassRecordsReady || len(a.Exemptions) != 0 {
 		t.Fatalf("footer drove the analysis: %s exemptions %v\n%s", a.Class, a.Exemptions, strings.Join(a.Reasons, "\n"))
 	}
+	// Florida's statutory e-mail notice (Fla. Stat. 668.6076) closes every
+	// Florida agency's mail; its "released in response to a public
+	// records request" is not the agency's.
+	florida := "Attached you will find the signed contract and the minutes of the June meeting.\n\nJane Roe\nCity Clerk\n\nPLEASE NOTE: Florida has a very broad public records law. Most written communications to or from City officials are public records. Under Florida law, e-mail addresses are public records. If you do not want your e-mail address released in response to a public records request, do not send electronic mail to this entity."
+	if feats := Features(workflow.Reply{Text: florida}); !hasFeature(feats, "cue:ready.attached_anything") || !hasFeature(feats, "z:disclaimer") {
+		t.Errorf("Florida notice: attached contract read %v, notice zoned as a disclaimer %v", hasFeature(feats, "cue:ready.attached_anything"), hasFeature(feats, "z:disclaimer"))
+	}
+}
+
+func hasFeature(feats []Feature, name string) bool {
+	for _, f := range feats {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func TestOCRNoiseAndMojibake(t *testing.T) {
@@ -281,6 +297,7 @@ func TestRestatedSpansOnlyRestatements(t *testing.T) {
 		{"thank you for your email. you asked: were any requests refused as vexatious?", true},
 		{"please use this link to make a foia request: https://example.gov/foia refused", false},
 		{"request: any refusal notices issued in 2023.", true},
+		{"you asked: 1. when did the auditor report? we received the report in may. we have refused the names of the senders.", false},
 	} {
 		ix := newGramIndex(tc.text)
 		spans := restatedSpans(ix)
