@@ -332,6 +332,10 @@ var rules = []rule{
 	r(cNone, 1.0, "norecords.destroyed", `\b(expunged|purged|destroyed)\b|retention (period|schedule)`),
 	r(cNone, 3.0, "norecords.not_held", `(do|does|did) not hold (any |the |this |that |such |some |all )?(information|records|data|details|documents|files)|(information|data|records?|documents?|details) (is|are|was|were) not held|\bnot held by (the|this|our)|information not held|(hold|holds|held) no (information|records|data|documents)|no (information|data|records) (is|are|was|were) held`),
 	r(cNone, 2.0, "norecords.not_exist", `12\(4\)\(a\)|section 26\b|(do|does|did) not exist|(is|are|was|were) not (recorded|collected|kept|captured|created|compiled|retained)|(we|the (council|department|agency|city)) (do|does|did) not (record|collect|keep|capture|compile|retain|automate|use|track)`),
+	r(cNone, 2.5, "norecords.do_not_have_it", `\b(because|as|since|that) (we|i|the (council|department|agency|office|authority|ministry|city|county)) (do|does|did) not (have|hold|possess) ((it|them)\b[^a-z]|(any|this|that|such|these|those) (information|records?|data|documents?))`),
+	// The formal letter's name says it ("Response not held.pdf", "FOI
+	// 123 not held response").
+	r(cNone, 2.5, "norecords.not_held_letter", `\bnot held (response|letter|notice|reply)\b|\b(response|letter|notice|reply) ?[-–]? ?not held\b`),
 	r(cNone, 2.5, "norecords.no_responsive", `\bno\b[^.!?\n]{0,40}\b(responsive|records?|documents?|information|e-?mails?|files?|data)\b[^.!?\n]{0,40}\b(found|located|identified|exist|held|available)\b`),
 
 	// CLARIFICATION_REQUEST
