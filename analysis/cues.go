@@ -350,7 +350,10 @@ var rules = []rule{
 	r(cClar, 1.0, "clarify.abandon", `no longer interested|administratively close|(assume|consider)[^.]{0,40}(withdrawn|abandoned|no longer)`),
 	r(cClar, 2.5, "clarify.could_you", `(could|can|would|will) you (please |kindly )?(clarify|confirm|specify|explain|provide|let (us|me) know|tell (us|me)|indicate|advise)|please (clarify|specify|confirm|explain|indicate|let (us|me) know) (which|what|whether|if|the|your|exactly)|before we (can )?(process|proceed|progress|deal with|begin|continue)|in order (for us )?to (process|progress|locate|identify|proceed)`),
 	r(cClar, 2.5, "clarify.identity", `(your )?full (name|legal name)|(not|isn't|is not) a valid request|section 8\b|proof of (identity|address)|(photo|government[- ]issued) id(entification)?`),
-	keyed(r(cClar, 2.0, "clarify.still_wanted", `(do you |if you )?(still )?(wish|want|require|need) (us )?to (proceed|continue|pursue)|whether you (still )?(wish|want|require|need)|(reduce|refine|narrow|limit) (the (scope|time ?frame|date range) of )?your request|(submit|make|send) (a )?(new|narrower|refined|revised) request|advice and assistance`), "proceed", "continue", "pursue", "still", "narrow", "refine", "reduce", "limit", "new request", "revised request", "advice and assistance"),
+	keyed(r(cClar, 2.0, "clarify.still_wanted", `(do you |if you )?(still )?(wish|want|require|need) (us )?to (proceed|continue|pursue)|whether you (still )?(wish|want|require|need)|(reduce|refine|narrow|limit) (the (scope|time ?frame|date range) of )?your request|(submit|make|send) (a )?(new|narrower|refined|revised) request`), "proceed", "continue", "pursue", "still", "narrow", "refine", "reduce", "limit", "new request", "revised request"),
+	// FOIA 2000 s.16: the duty to advise and assist goes with narrowing
+	// invitations, but also with refusals and redirections.
+	r(cClar, 1.0, "clarify.advice_assistance", `advice and assistance`),
 	r(cClar, 2.5, "clarify.what_you_need", `what (you are|you're|you were) (looking|asking) for|not sure what you (need|want|mean|are)|(to|must|need to|in order to) perfect (the|your|this) request|(a )?fix is required`),
 	r(cClar, 0.8, "clarify.question", `\b(would|could|do|did|can|are|is|will) you\b[^.!?\n]{0,120}\?`),
 

@@ -190,12 +190,20 @@ func (rd *reading) features() []Feature {
 // hasEvidence reports whether a cue matched or an extractor found a fact
 // that speaks for a class: without either, the model would be reading
 // words alone.
+//
+// A weak cue (prior below 1: "thank you for your request", a bare
+// question mark) opens replies of every class and is not evidence on its
+// own; nor are the facts that speak only against a class (x:late,
+// x:review_rights) or say nothing of one (x:short, x:attachment, x:money:
+// an amount that is not a quote).
 func (rd *reading) hasEvidence() bool {
-	if len(rd.ev) > 0 {
-		return true
+	for _, e := range rd.ev {
+		if e.weight >= 1 || e.boilerplate {
+			return true
+		}
 	}
 	for _, f := range rd.feats {
-		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" && f.Name != "x:review_rights" {
+		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" && f.Name != "x:review_rights" && f.Name != "x:late" && f.Name != "x:money" {
 			return true
 		}
 	}

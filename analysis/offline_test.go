@@ -73,7 +73,9 @@ func TestEvidenceFamilies(t *testing.T) {
 
 func TestUnclearReplyIsUnknown(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{"Hello,\n\nSee you at the meeting on Tuesday.\n\nBob", "   "} {
+	for _, text := range []string{"Hello,\n\nSee you at the meeting on Tuesday.\n\nBob", "   ",
+		// A courtesy opening and figures that are no quote are not evidence.
+		"Dear Ms Roe,\nThank you for your request for information about parks.\n2019 £778,293\n2020 £678,720\n2021 £476,129"} {
 		a := analyze(t, text)
 		if a.Class != workflow.ClassUnknown || a.Confidence != 0 {
 			t.Errorf("%q: %s %.2f", text, a.Class, a.Confidence)
