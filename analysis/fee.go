@@ -15,8 +15,10 @@ type feeRole int
 const (
 	rolePlain     feeRole = iota // an amount with no telling context
 	roleRate                     // "$25/hour", "@ $50.00", "x $0.25"
-	roleThreshold                // "charges that exceed $40"
-	roleCredit                   // "minus $900 of initial deposit received"
+	roleThreshold                // "charges that exceed $40", "fees of $25 or less"
+	roleLimit                    // a statutory cost limit: "the appropriate limit of £450", and its hourly basis
+	roleCredit                   // "minus $900 of initial deposit received", "your fee of $30 has been received"
+	roleRecord                   // a figure in the records: "£1,182.58 was spent on repairs"
 	rolePercentOf                // "(50% of $81,601.83)"
 	roleRangeLow                 // "$100" in "between $100 and $250": the upper end counts
 	roleDeposit                  // "a deposit of $200"
@@ -41,7 +43,14 @@ type feeResult struct {
 	rateOnly bool   // only a rate ("$15 an hour") was stated
 	cued     bool   // the amount had a fee cue (total, deposit, rate × hours)
 	reason   string
-	all      []int64 // every amount present (cents), for guards
+	all      []money // every amount present, for guards
+}
+
+// money is an amount in integer cents and its ISO 4217 currency.
+type money struct {
+	cents    int64
+	currency string
+	notDue   bool // stated as a cost limit or threshold, or as already paid
 }
 
 var (
@@ -59,8 +68,35 @@ var (
 	ratePost      = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
 	ratePre       = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre  = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
-	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?)\s*\(?$`)
-	creditPost    = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b`)
+	thresholdPost = regexp.MustCompile(`(?i)^\)?\s*or (less|more|fewer|under|below|above|over|greater|lower|higher)\b`)
+	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
+		`(confirm(s|ed|ing)?|acknowledg(e|es|ed|ing)|confirmation of|thank you for) (the )?receipt of( the| your)?( \w+)?( ` + paidThing + `)?( of| for| in the amount of)?|` +
+		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
+		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?)\s*\(?$`)
+	creditPost = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b|` +
+		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?(has|have|had|was|were) (now |already |previously )?(been )?(received|paid|processed|credited|refunded|applied|cashed)\b|` +
+		`^\)?\s*((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
+		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
+	// spentPre and spentPost mark a sum the records report, not a charge:
+	// "the council spent £3,400", "£1,182.58 was spent on repairs".
+	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
+	spentPost = regexp.MustCompile(`(?i)^\)?\s*(was|were|has been|have been|had been|is being) (spent|paid out|invested|allocated|budgeted)\b|^\)?\s*spent\b`)
+	// limitNounRe names a cost limit or threshold: "the appropriate limit"
+	// (UK FOIA s.12), "the cost limit", "a threshold"; group 1 is the
+	// qualifier that makes the noun a cost limit on its own.
+	limitNounRe = regexp.MustCompile(`(?i)\b(?:(appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending)\W{0,2}\s)?(limit|threshold|ceiling)s?\b`)
+	// limitTailRe is how a named cost limit reaches its amount: "of", "is",
+	// "which is", "(", and the s.12 pairing with hours ("18 hours or £450").
+	limitTailRe = regexp.MustCompile(`(?i)(\b(of|is|at|be|was|which is|being|to|equals?|equivalent to)|[(:,-])\s*` + hoursOr + `\(?\s*$`)
+	// limitJoinRe joins a bare "limit"/"threshold" directly to its amount.
+	limitJoinRe = regexp.MustCompile(`(?i)^["')]?\s*,?\s*(of|is|at|set at|which is|being|:)?\s*` + hoursOr + `\(?\s*$`)
+	// limitGapStopRe between a named limit and an amount says the amount is
+	// asked for after all ("exceeds the cost limit, so we will charge a fee
+	// of £600").
+	limitGapStopRe = regexp.MustCompile(`(?i)\b(charg\w*|pay\w*|remit\w*|deposit|invoice\w*|totals?|totaling|estimat\w*|quote\w*)\b|\b(fee|cost|price)s? (is|are|of|would|will)\b`)
+	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
+	// appropriate limit)", "£450 or 18 hours".
+	limitPost     = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
 	percentOfPre  = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
 	depositNear   = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
 	depositPost   = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
@@ -74,6 +110,36 @@ var (
 	hourAtPreRe   = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
 	sentenceStopR = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
+
+const (
+	// paidThing is what a requester pays: a fee, a payment, a cheque.
+	paidThing = `(fee|payment|deposit|cheque|check|remittance)`
+	// hoursOr is UK FOIA's way of stating the appropriate limit as hours of
+	// staff time or money ("18 hours or £450"), optional.
+	hoursOr = `(\(?\d+(\.\d+)? (working |staff |officer )?hours?( of [a-z ]{0,25}?)?,? or\s*)?`
+)
+
+// limitBefore reports whether the text before an amount (whitespace
+// collapsed) introduces it as a cost limit rather than a charge: "exceeds the
+// cost limit of 18 hours or £450", "the "appropriate limit" specified in
+// section 12, which is £450", "the threshold of $25". A qualified limit ("the
+// appropriate limit", "the cost limit") may be a few words from its amount;
+// a bare "limit" must be joined to it directly ("limit of", "threshold is").
+func limitBefore(pre string) bool {
+	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+		pre = pre[locs[len(locs)-1][1]:]
+	}
+	ms := limitNounRe.FindAllStringSubmatchIndex(pre, -1)
+	if len(ms) == 0 {
+		return false
+	}
+	m := ms[len(ms)-1]
+	gap := pre[m[1]:]
+	if m[2] < 0 {
+		return limitJoinRe.MatchString(gap)
+	}
+	return len(gap) <= 70 && !limitGapStopRe.MatchString(gap) && limitTailRe.MatchString(gap)
+}
 
 // totalCues rank the context before an amount; the strongest match wins.
 var totalCues = []struct {
@@ -157,10 +223,14 @@ func findAmountsLower(body, lower string) []amount {
 		switch {
 		case ratePost.MatchString(post) || ratePre.MatchString(strings.TrimRight(pre, " ")):
 			a.role = roleRate
-		case thresholdPre.MatchString(strings.TrimRight(pre, " ")):
+		case limitPost.MatchString(post) || limitBefore(pre):
+			a.role = roleLimit
+		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || thresholdPost.MatchString(post):
 			a.role = roleThreshold
 		case creditPre.MatchString(strings.TrimRight(pre, " ")) || creditPost.MatchString(post):
 			a.role = roleCredit
+		case spentPre.MatchString(strings.TrimRight(pre, " ")) || spentPost.MatchString(post):
+			a.role = roleRecord
 		case percentOfPre.MatchString(strings.TrimRight(pre, " ")):
 			a.role = rolePercentOf
 		case depositNear.MatchString(pre) || depositPost.MatchString(post):
@@ -181,6 +251,7 @@ func findAmountsLower(body, lower string) []amount {
 		out = append(out, a)
 	}
 	markRanges(body, out)
+	markLimitRates(body, out)
 	out = append(out, tableTotals(body)...)
 	return out
 }
@@ -193,10 +264,34 @@ func markRanges(body string, amts []amount) {
 		if a.role == roleRate || b.role == roleRate || !rangeSepRe.MatchString(body[a.start+len(a.text):b.start]) {
 			continue
 		}
-		if b.role == rolePlain || b.role == roleThreshold {
+		if b.role == rolePlain || b.role == roleThreshold || b.role == roleLimit {
 			b.role, b.cue = a.role, a.cue
 		}
 		a.role = roleRangeLow
+	}
+}
+
+// markLimitRates reads a rate in the same sentence as a cost limit as the
+// limit's basis, not a charge: "the appropriate limit is £450 (18 hours at
+// £25 per hour)".
+func markLimitRates(body string, amts []amount) {
+	for i := range amts {
+		if amts[i].role != roleRate {
+			continue
+		}
+		for _, l := range amts {
+			if l.role != roleLimit {
+				continue
+			}
+			lo, hi := l.start+len(l.text), amts[i].start
+			if lo > hi {
+				lo, hi = amts[i].start+len(amts[i].text), l.start
+			}
+			if lo <= hi && hi-lo <= 200 && !sentenceStopR.MatchString(body[lo:hi]) {
+				amts[i].role = roleLimit
+				break
+			}
+		}
 	}
 }
 
@@ -276,18 +371,19 @@ var (
 
 // rateTimesHours sums rate × quantity pairs found in one sentence ("38
 // hours at $31.64 per hour", "1 hr @ $50.00"); without an hourly rate, copy
-// charges ("300 pages at $0.25 per page"). ok is false when no rate could
-// be paired with a quantity.
-func rateTimesHours(body string, amts []amount) (int64, bool) {
+// charges ("300 pages at $0.25 per page"), in the first paired rate's
+// currency. ok is false when no rate could be paired with a quantity.
+func rateTimesHours(body string, amts []amount) (money, bool) {
 	if total, ok := rateTimes(body, amts, hourUnit); ok {
 		return total, true
 	}
 	return rateTimes(body, amts, pageUnit)
 }
 
-func rateTimes(body string, amts []amount, u quantityUnit) (int64, bool) {
+func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 	var total float64
 	paired := false
+	currency := ""
 	for _, a := range amts {
 		if a.role != roleRate {
 			continue
@@ -317,8 +413,11 @@ func rateTimes(body string, amts []amount, u quantityUnit) (int64, bool) {
 		}
 		total += n * float64(a.cents)
 		paired = true
+		if currency == "" {
+			currency = a.currency
+		}
 	}
-	return int64(math.Round(total)), paired
+	return money{cents: int64(math.Round(total)), currency: currency}, paired
 }
 
 // extractFee picks the fee of a reply: the best-cued total; else a deposit or
@@ -331,14 +430,25 @@ func extractFeeLower(body, lower string) feeResult {
 	var res feeResult
 	res.waived = waiverRe.match(lower)
 	count := map[int64]int{}
+	// notDue holds the sums stated as a limit or as already paid: the same
+	// figure mentioned again without a strong cue is that sum, not a quote.
+	notDue := map[int64]bool{}
 	for _, a := range amts {
 		count[a.cents]++
-		res.all = append(res.all, a.cents)
+		nd := a.role == roleThreshold || a.role == roleLimit || a.role == roleCredit
+		res.all = append(res.all, money{a.cents, a.currency, nd})
+		if nd {
+			notDue[a.cents] = true
+		}
 	}
 	product, hasProduct := rateTimesHours(body, amts)
 	if hasProduct {
 		res.all = append(res.all, product)
 	}
+	// Rate × hours that comes to a stated limit is how the limit is worked
+	// out ("£25 an hour for 18 hours"), not a charge; nor is its rate.
+	limitBasis := hasProduct && notDue[product.cents]
+	hasProduct = hasProduct && !limitBasis
 	type cand struct {
 		a     amount
 		score float64
@@ -359,8 +469,11 @@ func extractFeeLower(body, lower string) feeResult {
 		if a.role != roleDeposit && !paymentNear(body, a) {
 			continue // an amount in the records themselves ("fines issued: £19,220")
 		}
+		if notDue[a.cents] && (a.role == rolePlain || a.role == roleTotal && a.cue < 5) {
+			continue // "the limit of £450 … the £450 would be exceeded"
+		}
 		s += 0.5 * float64(min(count[a.cents]-1, 3))
-		if hasProduct && a.cents == product {
+		if hasProduct && a.cents == product.cents {
 			s += 1.5
 		}
 		cands = append(cands, cand{a, s})
@@ -380,7 +493,7 @@ func extractFeeLower(body, lower string) feeResult {
 			for _, c := range cands {
 				distinct[c.a.cents] = true
 			}
-			if len(distinct) > 1 && !(hasProduct && best.cents == product) {
+			if len(distinct) > 1 && !(hasProduct && best.cents == product.cents) {
 				if hasProduct {
 					return res.withProduct(product)
 				}
@@ -389,34 +502,50 @@ func extractFeeLower(body, lower string) feeResult {
 			}
 		}
 		if res.waived && !(best.role == roleTotal && best.cue >= 5) && best.role != roleDeposit {
-			res.reason = fmt.Sprintf("the reply says no fee is due; %s is not a fee quote", formatCents(best.cents))
+			res.reason = fmt.Sprintf("the reply says no fee is due; %s is not a fee quote", formatMoney(best.cents, best.currency))
 			return res
 		}
 		c := best.cents
 		res.cents = &c
 		res.currency = best.currency
 		res.cued = best.role != rolePlain
-		res.reason = fmt.Sprintf("fee %s from %q (%s)", formatCents(c), clip(best.text, 60), roleName(best.role))
+		res.reason = fmt.Sprintf("fee %s from %q (%s)", formatMoney(c, best.currency), clip(best.text, 60), roleName(best.role))
 		return res
 	}
 	if hasProduct {
 		return res.withProduct(product)
 	}
 	for _, a := range amts {
-		if a.role == roleRate {
+		if a.role == roleRate && !limitBasis {
 			res.rateOnly = true
 			res.reason = fmt.Sprintf("only a rate is stated (%q), fee unknown", clip(a.text, 30))
-			break
+			return res
+		}
+	}
+	for _, a := range amts {
+		switch a.role {
+		case roleLimit:
+			res.reason = fmt.Sprintf("%s is a cost limit, not a fee quote", formatMoney(a.cents, a.currency))
+			return res
+		case roleThreshold:
+			res.reason = fmt.Sprintf("%s is a threshold, not a fee quote", formatMoney(a.cents, a.currency))
+			return res
+		case roleCredit:
+			res.reason = fmt.Sprintf("%s is already paid, received or refunded, not a fee quote", formatMoney(a.cents, a.currency))
+			return res
+		case roleRecord:
+			res.reason = fmt.Sprintf("%s is a figure in the records, not a fee quote", formatMoney(a.cents, a.currency))
+			return res
 		}
 	}
 	return res
 }
 
-func (res feeResult) withProduct(p int64) feeResult {
-	res.cents = &p
-	res.currency = "USD"
+func (res feeResult) withProduct(p money) feeResult {
+	res.cents = &p.cents
+	res.currency = p.currency
 	res.cued = true
-	res.reason = fmt.Sprintf("fee %s computed as rate × stated hours or pages", formatCents(p))
+	res.reason = fmt.Sprintf("fee %s computed as rate × stated hours or pages", formatMoney(p.cents, p.currency))
 	return res
 }
 
@@ -430,6 +559,22 @@ func roleName(r feeRole) string {
 		return "rate"
 	default:
 		return "amount"
+	}
+}
+
+// formatMoney renders cents in their ISO 4217 currency: "$1,234.56" for
+// USD (or ""), "£450.00", "€120.00", otherwise the code first ("AUD 30.00").
+func formatMoney(c int64, currency string) string {
+	s := formatCents(c)
+	switch currency {
+	case "", "USD":
+		return s
+	case "GBP":
+		return strings.Replace(s, "$", "£", 1)
+	case "EUR":
+		return strings.Replace(s, "$", "€", 1)
+	default:
+		return strings.Replace(s, "$", currency+" ", 1)
 	}
 }
 

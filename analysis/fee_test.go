@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/foiaflow/foiaflow/dataset"
@@ -42,6 +43,36 @@ func TestFeeExtraction(t *testing.T) {
 		{"pounds", "The estimated charge for photocopying is £45.00, payable before we send the copies.", cents(4500), "GBP"},
 		{"euros", "Die Gebühr beträgt EUR 120 (the fee is EUR 120).", cents(12000), "EUR"},
 		{"australian dollars", "An application fee of A$30 is payable under the FOI Act.", cents(3000), "AUD"},
+		{"pounds from rate times hours", "Redaction will take 4 hours at £25 per hour.", cents(10000), "GBP"},
+
+		// A statutory cost limit (UK FOIA s.12, the Appropriate Limit and
+		// Fees Regulations 2004) or a fee threshold is not a quote.
+		{"cost limit with hours", "Locating this would exceed the cost limit of 18 hours or £450 set by the Appropriate Limit and Fees Regulations.", nil, ""},
+		{"appropriate limit of", "Complying would exceed the appropriate limit of £600 that applies to central government.", nil, ""},
+		{"quoted limit then which is", `Answering would exceed the "appropriate limit" under section 12 of the Act, which is £450 or 18 hours of staff time. You may wish to narrow your request.`, nil, ""},
+		{"limit after the amount", "The cost of compliance would be above the £450 limit, so we cannot answer this part.", nil, ""},
+		{"limit with its hourly basis", "For local authorities the appropriate limit is £450 (18 hours at £25 an hour). Your request would take longer.", nil, ""},
+		{"limit worked out in the next sentence", "The appropriate limit for this authority is £450. It is based on 18 hours of work at £25 per hour.", nil, ""},
+		{"limit restated without a cue", "Your request exceeds the appropriate limit of £450. That £450 covers the cost of locating and extracting the information.", nil, ""},
+		{"fee asked beyond the limit", "The request exceeds the appropriate limit of £450, so we can only proceed if you pay the fee of £700.", cents(70000), "GBP"},
+		{"threshold or less", "No fee is charged because the assessable cost totals $25.00 or less.", nil, ""},
+		{"threshold or less beside a quote", "Fees of $15.00 or less are waived; the estimated cost of this request is $62.50.", cents(6250), "USD"},
+		{"threshold noun after the amount", "Costs under the $50 threshold are not charged; the search will take 4 hours at $25 per hour.", cents(10000), "USD"},
+
+		// A fee already paid, received or refunded is not a quote.
+		{"application fee received", "Your application fee of $30.00 has been received and your request is now being processed.", nil, ""},
+		{"confirm receipt", "We confirm receipt of the $30 application fee and will reply within 30 days.", nil, ""},
+		{"thank you for payment", "Thank you for your payment of $45.00; the records are attached.", nil, ""},
+		{"received a cheque", "We have received your cheque for £10 and the copies will be posted to you.", nil, ""},
+		{"refund of application fee", "If you withdraw your application we will arrange a $30 refund of your application fee.", nil, ""},
+		{"fee in brackets received", "Your application fee ($30) was received on 2 May.", nil, ""},
+		{"deposit received, balance due", "Your deposit of $100 has been received; the balance due is $250.", cents(25000), "USD"},
+		{"receipt of asked for", "Upon receipt of the $50 deposit we will begin the search.", cents(5000), "USD"},
+		{"application fee payable", "An application fee of $30 is payable before we can process your request.", cents(3000), "USD"},
+
+		// A sum the records report is not a charge.
+		{"amount spent", "£1,182.58 was spent on repairing faulty cameras in 2023; a breakdown of the costs is attached.", nil, ""},
+		{"council spent", "In 2022 the council spent £3,400 on consultants, as the attached cost table shows.", nil, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,8 +85,30 @@ func TestFeeExtraction(t *testing.T) {
 				t.Errorf("fee %v, want %d (%s)", got.cents, *tc.want, got.reason)
 			case tc.want != nil && got.currency != tc.currency:
 				t.Errorf("currency %q, want %q", got.currency, tc.currency)
+			case tc.want != nil && !strings.HasPrefix(got.reason, "fee "+formatMoney(*tc.want, tc.currency)+" "):
+				t.Errorf("reason %q does not show the fee in %s", got.reason, tc.currency)
 			}
 		})
+	}
+}
+
+// TestFormatMoney: a fee is shown in its own currency, never as dollars.
+func TestFormatMoney(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cents    int64
+		currency string
+		want     string
+	}{
+		{123456, "USD", "$1,234.56"},
+		{500, "", "$5.00"},
+		{45000, "GBP", "£450.00"},
+		{12000, "EUR", "€120.00"},
+		{3000, "AUD", "AUD 30.00"},
+	} {
+		if got := formatMoney(tc.cents, tc.currency); got != tc.want {
+			t.Errorf("formatMoney(%d, %q) = %q, want %q", tc.cents, tc.currency, got, tc.want)
+		}
 	}
 }
 

@@ -365,23 +365,36 @@ func limit(s string, n int) string {
 }
 
 // guard applies deterministic checks on top of a validated model answer:
-// the fee must be an amount present in the text (else confidence drops below
-// GateConfidence), tracking number and portal URL must appear in the text,
-// the records-link flag is recomputed from the text and attachments, and a
-// low-confidence class becomes UNKNOWN.
+// the fee must be an amount present in the text that is not only a cost limit
+// or a sum already paid (else confidence drops below GateConfidence) and
+// takes that amount's currency when the model gave none, tracking number and
+// portal URL must appear in the text, the records-link flag is recomputed
+// from the text and attachments, and a low-confidence class becomes UNKNOWN.
 func guard(a *workflow.Analysis, reply workflow.Reply, clean string) {
 	body := split(clean).body
 	if a.FeeCents != nil {
 		fee := extractFee(body)
-		found := false
+		found, notDue := false, false
 		for _, c := range fee.all {
-			if c == *a.FeeCents {
-				found = true
-				break
+			if c.cents != *a.FeeCents {
+				continue
 			}
+			if c.notDue {
+				notDue = true
+				continue
+			}
+			found = true
+			if a.FeeCurrency == "" {
+				a.FeeCurrency = c.currency
+			}
+			break
 		}
-		if !found {
-			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is not an amount in the reply text; confidence lowered below the gate", formatCents(*a.FeeCents)))
+		switch {
+		case !found && notDue:
+			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is stated in the reply only as a cost limit or a sum already paid; confidence lowered below the gate", formatMoney(*a.FeeCents, a.FeeCurrency)))
+			a.Confidence = min(a.Confidence, round2(GateConfidence-0.2))
+		case !found:
+			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is not an amount in the reply text; confidence lowered below the gate", formatMoney(*a.FeeCents, a.FeeCurrency)))
 			a.Confidence = min(a.Confidence, round2(GateConfidence-0.2))
 		}
 	}

@@ -230,6 +230,35 @@ func TestOpenAIFeeGuardLowersConfidenceBelowGate(t *testing.T) {
 	}
 }
 
+func TestOpenAIFeeGuardRejectsACostLimit(t *testing.T) {
+	t.Parallel()
+	const limitReply = "Request R-2024-0042: locating the information would exceed the appropriate limit of £450 under section 12, so we cannot comply. You may wish to narrow your request."
+	_, an := newFake(t, completion(answerJSON(t, func(m map[string]any) { m["fee_cents"] = 45000 }), ""))
+	a, err := an.Analyze(context.Background(), workflow.Reply{Text: limitReply}, workflow.CaseContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Confidence >= GateConfidence {
+		t.Errorf("confidence %.2f not below gate %.2f", a.Confidence, GateConfidence)
+	}
+	if !containsReason(a.Reasons, "only as a cost limit or a sum already paid") {
+		t.Errorf("reasons = %q", a.Reasons)
+	}
+}
+
+func TestOpenAIFeeGuardTakesTheCurrencyOfTheText(t *testing.T) {
+	t.Parallel()
+	const poundsReply = "Request R-2024-0042: the estimated charge for copying is £42.50, payable before we send the copies."
+	_, an := newFake(t, completion(answerJSON(t, nil), ""))
+	a, err := an.Analyze(context.Background(), workflow.Reply{Text: poundsReply}, workflow.CaseContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.FeeCents == nil || *a.FeeCents != 4250 || a.FeeCurrency != "GBP" {
+		t.Errorf("fee %v %q, want 4250 GBP", a.FeeCents, a.FeeCurrency)
+	}
+}
+
 func TestOpenAIGuardDropsInventedFacts(t *testing.T) {
 	t.Parallel()
 	_, an := newFake(t, completion(answerJSON(t, func(m map[string]any) {
