@@ -208,13 +208,13 @@ func followup(req workflow.DraftRequest) []string {
 
 func feeAcceptance(req workflow.DraftRequest) []string {
 	c := req.Case
-	fee := c.FeeCents
+	fee, currency := c.FeeCents, ""
 	if req.Analysis != nil && req.Analysis.FeeCents != nil {
-		fee = req.Analysis.FeeCents
+		fee, currency = req.Analysis.FeeCents, req.Analysis.FeeCurrency
 	}
 	amount := "the quoted fee"
 	if fee != nil {
-		amount = "the fee of " + formatCents(*fee)
+		amount = "the fee of " + formatMoney(*fee, currency)
 	}
 	return []string{
 		"Hello,",
@@ -306,7 +306,7 @@ func escalation(req workflow.DraftRequest) []string {
 		p = append(p, fmt.Sprintf("Latest reply: class %s, confidence %.2f, tone %s.", a.Class, a.Confidence, a.Sentiment))
 		var facts []string
 		if a.FeeCents != nil {
-			facts = append(facts, "fee "+formatCents(*a.FeeCents))
+			facts = append(facts, "fee "+formatMoney(*a.FeeCents, a.FeeCurrency))
 		}
 		if a.Deadline != nil {
 			facts = append(facts, "date "+a.Deadline.Format("2006-01-02"))

@@ -257,6 +257,7 @@ func TestTemplateDraftContents(t *testing.T) {
 	mustContain(draft(workflow.ActionSendInitial, nil), "Pursuant to the Illinois Freedom of Information Act, 5 ILCS 140, I request")
 	mustContain(draft(workflow.ActionSendFollowup, nil), "PRR-2024-0117", "23 days", "Illinois Freedom of Information Act", "March 1, 2024")
 	mustContain(draft(workflow.ActionApproveFee, nil), "$123.45", "payment methods", "invoice")
+	mustContain(draft(workflow.ActionApproveFee, func(r *workflow.DraftRequest) { r.Analysis.FeeCurrency = "GBP" }), "the fee of £123.45")
 	mustContain(draft(workflow.ActionSendRebuttal, nil), "5 ILCS 140/7(1)(d)(i)", "segregable", "active investigation", "final determination")
 	mustContain(draft(workflow.ActionSendRebuttal, func(r *workflow.DraftRequest) { r.Analysis.Exemptions = nil }), "did not cite a specific statutory exemption")
 	// The appeal names each exemption with its argument, the burden,
