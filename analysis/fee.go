@@ -65,11 +65,18 @@ var (
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
-	ratePost      = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
-	ratePre       = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
-	thresholdPre  = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
-	thresholdPost = regexp.MustCompile(`(?i)^\)?\s*or (less|more|fewer|under|below|above|over|greater|lower|higher)\b`)
-	creditPre     = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
+	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
+	ratePre      = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
+	thresholdPre = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
+	// thresholdPost is a bound after an amount ("$25 or less"); it makes
+	// the amount a threshold when thresholdCondRe is in its sentence ("no
+	// fee is charged if … $25 or less") or thresholdWaivedRe follows ("$15
+	// or less are waived"); otherwise "the estimated cost is $350 or less"
+	// is the upper estimate of this request.
+	thresholdPost     = regexp.MustCompile(`(?i)^\)?\s*or (less|more|fewer|under|below|above|over|greater|lower|higher)\b`)
+	thresholdCondRe   = regexp.MustCompile(`(?i)\b(if|when|whenever|unless|where|no (fees?|charges?|costs?)|not (be )?charged|waived?|free|exempt)\b`)
+	thresholdWaivedRe = regexp.MustCompile(`(?i)^\)?\s*or \w+,? (are|is|will be|would be|shall be) (waived|free|not charged|exempt)\b`)
+	creditPre         = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
 		`(confirm(s|ed|ing)?|acknowledg(e|es|ed|ing)|confirmation of|thank you for) (the )?receipt of( the| your)?( \w+)?( ` + paidThing + `)?( of| for| in the amount of)?|` +
 		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
 		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?)\s*\(?$`)
@@ -118,6 +125,21 @@ const (
 	// staff time or money ("18 hours or £450"), optional.
 	hoursOr = `(\(?\d+(\.\d+)? (working |staff |officer )?hours?( of [a-z ]{0,25}?)?,? or\s*)?`
 )
+
+// boundIsThreshold reports whether an amount followed by a bound ("$25 or
+// less") states a fee policy rather than this request's estimate.
+func boundIsThreshold(pre, post string) bool {
+	if !thresholdPost.MatchString(post) {
+		return false
+	}
+	if thresholdWaivedRe.MatchString(post) {
+		return true
+	}
+	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+		pre = pre[locs[len(locs)-1][1]:]
+	}
+	return thresholdCondRe.MatchString(pre)
+}
 
 // limitBefore reports whether the text before an amount (whitespace
 // collapsed) introduces it as a cost limit rather than a charge: "exceeds the
@@ -225,7 +247,7 @@ func findAmountsLower(body, lower string) []amount {
 			a.role = roleRate
 		case limitPost.MatchString(post) || limitBefore(pre):
 			a.role = roleLimit
-		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || thresholdPost.MatchString(post):
+		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || boundIsThreshold(pre, post):
 			a.role = roleThreshold
 		case creditPre.MatchString(strings.TrimRight(pre, " ")) || creditPost.MatchString(post):
 			a.role = roleCredit

@@ -57,6 +57,8 @@ func TestFeeExtraction(t *testing.T) {
 		{"fee asked beyond the limit", "The request exceeds the appropriate limit of £450, so we can only proceed if you pay the fee of £700.", cents(70000), "GBP"},
 		{"threshold or less", "No fee is charged because the assessable cost totals $25.00 or less.", nil, ""},
 		{"threshold or less beside a quote", "Fees of $15.00 or less are waived; the estimated cost of this request is $62.50.", cents(6250), "USD"},
+		{"upper bound of an estimate", "The estimated cost of your request is $350 or less.", cents(35000), "USD"},
+		{"bound as a policy", "If the cost is $50 or more, we require payment before the search begins.", nil, ""},
 		{"threshold noun after the amount", "Costs under the $50 threshold are not charged; the search will take 4 hours at $25 per hour.", cents(10000), "USD"},
 
 		// A fee already paid, received or refunded is not a quote.
