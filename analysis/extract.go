@@ -455,6 +455,40 @@ var askedOfRequesterRe = regexp.MustCompile(`\b(?:could|would|can|will) you\b|\b
 // yes or no, or the authority speaking ("the council holds", "we do not").
 var answerRe = regexp.MustCompile(`\d|^(?:answer|response|reply|yes|no|n/a|none|nil|zero|not held|the (?:council|authority|department|trust|force)|we|there)\b`)
 
+// responseLeadRe introduces an answer set out in the reply itself ("Please
+// see our response below:", "Our response is as follows").
+var responseLeadRe = regexp.MustCompile(`(response|responses|answers?|reply)( to (your|the) (request|questions|enquiry))?( is| are)?( set out| provided| given)? (below|as follows)|(find|see) (below|our response|the response)|\b(our )?(response|answer):`)
+
+// numberedItemRe opens a numbered item of a list ("1. Total number of …",
+// "2) Expenditure …").
+var numberedItemRe = regexp.MustCompile(`^\s*(\d{1,2})[.)]\s+\S`)
+
+// itemisedResponse reports whether the reply (lower-cased, with its line
+// breaks) answers the request item by item after a response lead: items
+// numbered 1 and 2 in order after "Please see our response below:" (the
+// usual UK and Australian form when the request's items are not
+// questions; answeredQuestions reads the ones that are).
+func itemisedResponse(lower string) bool {
+	loc := responseLeadRe.FindStringIndex(lower)
+	if loc == nil {
+		return false
+	}
+	next := 1
+	for _, l := range strings.Split(lower[loc[1]:], "\n") {
+		m := numberedItemRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if m[1] == strconv.Itoa(next) {
+			if next == 2 {
+				return true
+			}
+			next++
+		}
+	}
+	return false
+}
+
 // answeredQuestions counts the request's questions that the reply restates
 // and answers in place, as UK and Australian FOI responses do ("1. How
 // many … were seized?" then the figure): a numbered or lettered item whose

@@ -38,3 +38,18 @@ func TestReviewRights(t *testing.T) {
 		}
 	}
 }
+
+func TestItemisedResponse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"please see our response below:\n1. total number of cameras in 2023.\n167 cameras\n2. number of faulty cameras.\n9 cameras": true,
+		"our response is as follows\n1) the policy is attached\n2) the budget was £4,000":                                           true,
+		// Numbered items with no response lead restate the request.
+		"your request:\n1. all emails about parks\n2. all invoices\nwe will respond within 20 working days.": false,
+		// Items out of order are not an itemised answer.
+		"please see below\n2. second\n3. third": false,
+	} {
+		if got := itemisedResponse(text); got != want {
+			t.Errorf("itemisedResponse(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

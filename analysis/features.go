@@ -57,7 +57,7 @@ type reading struct {
 	ev           []evidence
 	attachments  []string // file names: the message's, then "[Attachments: …]" lines
 	english      bool
-	german       bool // not English, and reads as German
+	german       bool    // not English, and reads as German
 	tokens       []token // the words of body
 	feats        []Feature
 	notes        []string
@@ -328,6 +328,8 @@ func (rd *reading) facts() []fact {
 	}
 	if n := answeredQuestions(rd.bix.text); n >= 2 {
 		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
+	} else if itemisedResponse(rd.bix.text) {
+		out = append(out, fact{"answers_items", "the request answered item by item after a response lead"})
 	}
 	if m := lateRe.findIn(rd.lix); m != "" {
 		out = append(out, fact{"late", m})
@@ -539,6 +541,10 @@ var factPriors = map[string]Prior{
 	// A reply that answers the request's questions in place has delivered
 	// the information (the usual UK/AU form of a response).
 	"answers_inline": {workflow.ClassRecordsReady, 2.5},
+	// Numbered items answered after "see our response below": the same
+	// form when the request's items are not questions; weaker, as a
+	// refusal can be itemised too.
+	"answers_items": {workflow.ClassRecordsReady, 1.5},
 	// Review rights are a final decision's: they speak against a mere
 	// acknowledgment (the only fact with a negative prior).
 	"review_rights": {workflow.ClassAcknowledgment, -2.0},
