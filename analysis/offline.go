@@ -19,10 +19,11 @@ const (
 	// workflow.GateConfidence). Guards that distrust an answer push
 	// confidence under it.
 	GateConfidence = workflow.GateConfidence
-	// GermanMaxConfidence caps the offline analyzer's confidence on a
-	// German reply: the German cues suggest a class to the reviewer, and
-	// no MIN_CONFIDENCE above it lets one act alone.
-	GermanMaxConfidence = 0.50
+	// ReviewMaxConfidence caps the offline analyzer's confidence where its
+	// class is only a suggestion for a reviewer — a German reply, or a
+	// model that disagrees with the cue table — so that no MIN_CONFIDENCE
+	// above it lets the class act alone.
+	ReviewMaxConfidence = 0.50
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
 	MaxReplyBytes = 64 << 10
@@ -112,6 +113,46 @@ func prepare(reply workflow.Reply) (reading, []string) {
 	return rd, reasons
 }
 
+// priors are the cue table's and the facts' own weights (Priors), looked
+// up by feature name.
+var priors = Priors()
+
+// cueTableClass is the class the cue table's own weights give feats: the
+// class of classes with the largest positive sum of prior weights; "tied"
+// when two classes share that sum, "" when no sum is positive. It is the
+// reading the model was trained from, kept as a second opinion.
+func cueTableClass(feats []Feature, classes []workflow.Class) workflow.Class {
+	score := make([]float64, len(classes))
+	for _, f := range feats {
+		p, ok := priors[f.Name]
+		if !ok {
+			continue
+		}
+		for k, c := range classes {
+			if c == p.Class {
+				score[k] += p.Weight * f.Value
+			}
+		}
+	}
+	best, tied := -1, false
+	for k, v := range score {
+		switch {
+		case v <= 0:
+		case best < 0 || v > score[best]:
+			best, tied = k, false
+		case v == score[best]:
+			tied = true
+		}
+	}
+	switch {
+	case best < 0:
+		return ""
+	case tied:
+		return "tied"
+	}
+	return classes[best]
+}
+
 func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) workflow.Analysis {
 	a := workflow.Analysis{Analyzer: OfflineName, Sentiment: workflow.SentimentNeutral}
 	rd, reasons := prepare(reply)
@@ -124,6 +165,7 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	probs := Softmax(m.logits(rd.feats, rows), m.Temperature)
 	top, second := rankProbs(probs)
 	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
+	cueClass := cueTableClass(rd.feats, m.Classes)
 	switch {
 	case !rd.english && !rd.german:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("the reply is not in English or German: the model (best guess %s at %.2f) is not trusted, UNKNOWN", m.Classes[top], probs[top]))
@@ -138,8 +180,18 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 		// The German cue family reads it, but the model has seen few
 		// German replies: its class is a reviewer's suggestion, never
 		// confident enough to act on.
-		a.Confidence = min(a.Confidence, GermanMaxConfidence)
-		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the reply is in German: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], GermanMaxConfidence))
+		a.Confidence = min(a.Confidence, ReviewMaxConfidence)
+		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the reply is in German: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], ReviewMaxConfidence))
+	case cueClass != "" && cueClass != a.Class:
+		// Two readings of one reply: the trained model and the cue
+		// table's own weights (the priors it was trained towards). When
+		// they name different classes, a reviewer decides.
+		a.Confidence = min(a.Confidence, ReviewMaxConfidence)
+		reading := "read " + string(cueClass)
+		if cueClass == "tied" {
+			reading = "tie between two classes"
+		}
+		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the cue table's own weights %s: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], reading, ReviewMaxConfidence))
 	default:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f", a.Class, probs[top], m.Classes[second], probs[second]))
 	}

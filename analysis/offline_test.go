@@ -330,7 +330,7 @@ func TestDropCourtesyAcrossLineBreaks(t *testing.T) {
 }
 
 // German replies are read by the German cue family; their class is a
-// suggestion for a reviewer (confidence at most GermanMaxConfidence). A
+// suggestion for a reviewer (confidence at most ReviewMaxConfidence). A
 // reply in another language stays UNKNOWN.
 func TestGermanRepliesSuggestAClassForAReviewer(t *testing.T) {
 	t.Parallel()
@@ -344,8 +344,8 @@ func TestGermanRepliesSuggestAClassForAReviewer(t *testing.T) {
 		{cExt, "Sehr geehrter Herr Muster,\n\ndie Beantwortung Ihrer Anfrage wird sich leider verzögern, da wir die Unterlagen noch zusammenstellen.\n\nMit freundlichen Grüßen"},
 	} {
 		a := analyze(t, tc.text)
-		if a.Class != tc.want || a.Confidence > GermanMaxConfidence || a.Confidence < UnknownBelow {
-			t.Errorf("%q: %s at %.2f, want %s at most %.2f\n%s", clip(tc.text, 80), a.Class, a.Confidence, tc.want, GermanMaxConfidence, strings.Join(a.Reasons, "\n"))
+		if a.Class != tc.want || a.Confidence > ReviewMaxConfidence || a.Confidence < UnknownBelow {
+			t.Errorf("%q: %s at %.2f, want %s at most %.2f\n%s", clip(tc.text, 80), a.Class, a.Confidence, tc.want, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
 		}
 	}
 	a := analyze(t, "Prezado senhor, a sua solicitação foi recebida e será respondida no prazo legal de vinte dias, conforme a lei de acesso à informação.")
@@ -369,5 +369,50 @@ func TestAppealBoilerplateDiscountsEvidence(t *testing.T) {
 	}
 	if v := value["cue:ack.thanks_for_request"]; v != 1 {
 		t.Errorf("cue:ack.thanks_for_request outside boilerplate: value %v, want 1", v)
+	}
+}
+
+// The cue table's own weights are a second reading: a model class they do
+// not give (another class, or a tie) is capped at ReviewMaxConfidence.
+func TestCueTableSecondOpinion(t *testing.T) {
+	t.Parallel()
+	feat := func(names ...string) []Feature {
+		var out []Feature
+		for _, n := range names {
+			out = append(out, Feature{Name: n, Value: 1})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		feats []Feature
+		want  workflow.Class
+	}{
+		{feat("cue:ready.download"), cRdy},
+		{feat("cue:ready.download", "cue:clarify.narrow"), "tied"},
+		{feat("cue:ready.download", "cue:clarify.narrow", "cue:norecords.unable_to_locate"), cNone},
+		{feat("w:records", "x:short"), ""},
+	} {
+		if got := cueTableClass(tc.feats, shipped.Classes); got != tc.want {
+			t.Errorf("cueTableClass(%v) = %q, want %q", tc.feats, got, tc.want)
+		}
+	}
+
+	// A model trained to read "available for download" as a denial: the
+	// cue table reads records ready, so the denial goes to a reviewer.
+	m := &Model{Classes: shipped.Classes, Bits: shipped.Bits, Temperature: 1, Bias: make([]float64, len(shipped.Classes)),
+		Rows: map[uint32][]float64{}, Named: map[string][]float64{}}
+	w := make([]float64, len(m.Classes))
+	for k, c := range m.Classes {
+		if c == cDen {
+			w[k] = 9
+		}
+	}
+	m.Named["cue:ready.download"] = w
+	a, err := Offline{Model: m}.Analyze(context.Background(), workflow.Reply{Text: "Your records are now available for download."}, workflow.CaseContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Class != cDen || a.Confidence > ReviewMaxConfidence || !strings.Contains(a.Reasons[0], "cue table") {
+		t.Errorf("model and cue table disagree: %s at %.2f, want DENIAL at most %.2f with the reason\n%s", a.Class, a.Confidence, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
 	}
 }
