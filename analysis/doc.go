@@ -24,8 +24,13 @@
 //     the prior the training regularises towards, not a verdict.
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
 //     on replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
-//     means what it says. Below UnknownBelow, without any FOIA cue or fact,
-//     or when the reply is not in English, the class is UNKNOWN.
+//     means what it says. Below UnknownBelow, without any FOIA cue (other
+//     than a weak one such as "thank you for your request") or fact, or
+//     when the reply is neither English nor German, the class is UNKNOWN.
+//     Two cases give a class only as a reviewer's suggestion, confidence at
+//     most ReviewMaxConfidence: a German reply (read by the German cue
+//     family; the model has seen six), and a model class that the cue
+//     table's own weights do not give (a second reading, cueTableClass).
 //     4. evidence: the features that pushed the winning class over the
 //     runner-up, each with the text it came from, are the reasons a
 //     reviewer sees; facts come from the exact extractors.
