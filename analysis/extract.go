@@ -457,24 +457,24 @@ var answerRe = regexp.MustCompile(`\d|^(?:answer|response|reply|yes|no|n/a|none|
 
 // responseLeadRe introduces an answer set out in the reply itself ("Please
 // see our response below:", "Our response is as follows").
-var responseLeadRe = regexp.MustCompile(`(response|responses|answers?|reply)( to (your|the) (request|questions|enquiry))?( is| are)?( set out| provided| given)? (below|as follows)|(find|see) (below|our response|the response)|\b(our )?(response|answer):`)
+var responseLeadRe = fre(`(response|responses|answers?|reply)( to (your|the) (request|questions|enquiry))?( is| are)?( set out| provided| given)? (below|as follows)|(find|see) (below|our response|the response)|\b(our )?(response|answer):`)
 
 // numberedItemRe opens a numbered item of a list ("1. Total number of …",
 // "2) Expenditure …").
 var numberedItemRe = regexp.MustCompile(`^\s*(\d{1,2})[.)]\s+\S`)
 
-// itemisedResponse reports whether the reply (lower-cased, with its line
-// breaks) answers the request item by item after a response lead: items
+// itemisedResponse reports whether the reply (ix: lower-cased, with its
+// line breaks) answers the request item by item after a response lead: items
 // numbered 1 and 2 in order after "Please see our response below:" (the
 // usual UK and Australian form when the request's items are not
 // questions; answeredQuestions reads the ones that are).
-func itemisedResponse(lower string) bool {
-	loc := responseLeadRe.FindStringIndex(lower)
-	if loc == nil {
+func itemisedResponse(ix *gramIndex) bool {
+	loc := responseLeadRe.findAllIn(ix, 1)
+	if len(loc) == 0 {
 		return false
 	}
 	next := 1
-	for _, l := range strings.Split(lower[loc[1]:], "\n") {
+	for _, l := range strings.Split(ix.text[loc[0][1]:], "\n") {
 		m := numberedItemRe.FindStringSubmatch(l)
 		if m == nil {
 			continue

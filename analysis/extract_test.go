@@ -48,7 +48,10 @@ func TestItemisedResponse(t *testing.T) {
 		// Items out of order are not an itemised answer.
 		"please see below\n2. second\n3. third": false,
 	} {
-		if got := itemisedResponse(text); got != want {
+		ix := newGramIndex(text)
+		got := itemisedResponse(ix)
+		ix.release()
+		if got != want {
 			t.Errorf("itemisedResponse(%q) = %v, want %v", text, got, want)
 		}
 	}

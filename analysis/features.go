@@ -328,7 +328,7 @@ func (rd *reading) facts() []fact {
 	}
 	if n := answeredQuestions(rd.bix.text); n >= 2 {
 		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
-	} else if itemisedResponse(rd.bix.text) {
+	} else if itemisedResponse(rd.bix) {
 		out = append(out, fact{"answers_items", "the request answered item by item after a response lead"})
 	}
 	if m := lateRe.findIn(rd.lix); m != "" {
