@@ -545,22 +545,20 @@ func extractFeeLower(body, lower string) feeResult {
 		}
 	}
 	for _, a := range amts {
-		switch a.role {
-		case roleLimit:
-			res.reason = fmt.Sprintf("%s is a cost limit, not a fee quote", formatMoney(a.cents, a.currency))
-			return res
-		case roleThreshold:
-			res.reason = fmt.Sprintf("%s is a threshold, not a fee quote", formatMoney(a.cents, a.currency))
-			return res
-		case roleCredit:
-			res.reason = fmt.Sprintf("%s is already paid, received or refunded, not a fee quote", formatMoney(a.cents, a.currency))
-			return res
-		case roleRecord:
-			res.reason = fmt.Sprintf("%s is a figure in the records, not a fee quote", formatMoney(a.cents, a.currency))
+		if what, ok := notAQuote[a.role]; ok {
+			res.reason = fmt.Sprintf("%s is %s, not a fee quote", formatMoney(a.cents, a.currency), what)
 			return res
 		}
 	}
 	return res
+}
+
+// notAQuote says what an amount of each of these roles is instead of a fee.
+var notAQuote = map[feeRole]string{
+	roleLimit:     "a cost limit",
+	roleThreshold: "a threshold",
+	roleCredit:    "already paid, received or refunded",
+	roleRecord:    "a figure in the records",
 }
 
 func (res feeResult) withProduct(p money) feeResult {
