@@ -381,8 +381,9 @@ var rules = []rule{
 	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request|submit (it|your request|the request) (again|through|via|on|using)`),
 
 	// German replies (IFG, UIG, VIG and the Länder's transparency and
-	// information-access laws, as FragDenStaat requests get them). They
-	// speak only for a reply read as German; see analyzeOffline.
+	// information-access laws, as FragDenStaat requests get them). English
+	// text does not hold their words; a German reply's class is only a
+	// reviewer's suggestion (analyzeOffline).
 	r(cAck, 3.0, "de.ack.receipt", `eingangsbest[äa]e?t?igung|best[äa]e?tig\w* (ihnen )?(hiermit )?den eingang|(ist|sind) (am [\d.]+ )?(bei uns |hier )?eingegangen|(ihre|ihr|ihren) (anfrage|antrag|nachricht|e-mail|schreiben)\w* [^.]{0,40}(erhalten|registriert)`),
 	r(cAck, 1.5, "de.ack.processing", `(werden|wird) (ihre|ihr|ihren|die|den) (anfrage|antrag|nachricht|anliegen)\w* [^.]{0,40}bearbeit|in bearbeitung|wird (derzeit |zurzeit )?bearbeitet`),
 	r(cAck, 0.5, "de.ack.thanks", `(vielen )?dank f[üu]e?r ihre (\w+ )?(nachricht|anfrage|e-mail|mail|schreiben)`),
