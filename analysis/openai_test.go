@@ -215,34 +215,34 @@ func TestOpenAIUnusableAnswersBecomeUnknown(t *testing.T) {
 	}
 }
 
+// A fee the model states that the reply does not ask for (no such amount,
+// or the amount only as a cost limit) is pushed below the gate, with the
+// reason.
 func TestOpenAIFeeGuardLowersConfidenceBelowGate(t *testing.T) {
 	t.Parallel()
-	_, an := newFake(t, completion(answerJSON(t, func(m map[string]any) { m["fee_cents"] = 99900 }), ""))
-	a, err := an.Analyze(context.Background(), workflow.Reply{Text: feeReply}, workflow.CaseContext{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Confidence >= GateConfidence {
-		t.Errorf("confidence %.2f not below gate %.2f", a.Confidence, GateConfidence)
-	}
-	if !containsReason(a.Reasons, "not an amount in the reply text") {
-		t.Errorf("reasons = %q", a.Reasons)
-	}
-}
-
-func TestOpenAIFeeGuardRejectsACostLimit(t *testing.T) {
-	t.Parallel()
-	const limitReply = "Request R-2024-0042: locating the information would exceed the appropriate limit of £450 under section 12, so we cannot comply. You may wish to narrow your request."
-	_, an := newFake(t, completion(answerJSON(t, func(m map[string]any) { m["fee_cents"] = 45000 }), ""))
-	a, err := an.Analyze(context.Background(), workflow.Reply{Text: limitReply}, workflow.CaseContext{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Confidence >= GateConfidence {
-		t.Errorf("confidence %.2f not below gate %.2f", a.Confidence, GateConfidence)
-	}
-	if !containsReason(a.Reasons, "only as a cost limit or a sum already paid") {
-		t.Errorf("reasons = %q", a.Reasons)
+	for _, tc := range []struct {
+		name, text string
+		feeCents   int
+		reason     string
+	}{
+		{"amount not in the text", feeReply, 99900, "not an amount in the reply text"},
+		{"a cost limit", "Request R-2024-0042: locating the information would exceed the appropriate limit of £450 under section 12, so we cannot comply. You may wish to narrow your request.",
+			45000, "only as a cost limit or a sum already paid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, an := newFake(t, completion(answerJSON(t, func(m map[string]any) { m["fee_cents"] = tc.feeCents }), ""))
+			a, err := an.Analyze(context.Background(), workflow.Reply{Text: tc.text}, workflow.CaseContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Confidence >= GateConfidence {
+				t.Errorf("confidence %.2f not below gate %.2f", a.Confidence, GateConfidence)
+			}
+			if !containsReason(a.Reasons, tc.reason) {
+				t.Errorf("reasons %q lack %q", a.Reasons, tc.reason)
+			}
+		})
 	}
 }
 
