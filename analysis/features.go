@@ -193,9 +193,7 @@ func (rd *reading) features() []Feature {
 //
 // A weak cue (prior below 1: "thank you for your request", a bare
 // question mark) opens replies of every class and is not evidence on its
-// own; nor are the facts that speak only against a class (x:late,
-// x:review_rights) or say nothing of one (x:short, x:attachment, x:money:
-// an amount that is not a quote).
+// own; nor are the facts in notEvidence.
 func (rd *reading) hasEvidence() bool {
 	for _, e := range rd.ev {
 		if e.weight >= 1 || e.boilerplate {
@@ -203,12 +201,17 @@ func (rd *reading) hasEvidence() bool {
 		}
 	}
 	for _, f := range rd.feats {
-		if strings.HasPrefix(f.Name, "x:") && f.Name != "x:short" && f.Name != "x:attachment" && f.Name != "x:review_rights" && f.Name != "x:late" && f.Name != "x:money" {
+		if strings.HasPrefix(f.Name, "x:") && !notEvidence[f.Name] {
 			return true
 		}
 	}
 	return false
 }
+
+// notEvidence are the facts that speak only against a class (x:late,
+// x:review_rights) or say nothing of one (x:short, x:attachment, and
+// x:money: an amount that is not a quote).
+var notEvidence = map[string]bool{"x:short": true, "x:attachment": true, "x:review_rights": true, "x:late": true, "x:money": true}
 
 // featureSet collects features deduplicated by name: out in the order
 // names were first added, slots an open-addressing table of indexes into
