@@ -8,10 +8,10 @@ import (
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
-// BenchmarkOfflineCorpus analyzes every reply of the embedded dev corpus per
+// BenchmarkOfflineCorpus analyzes every reply of the project's corpora per
 // iteration (as cmd/eval does) and reports single-goroutine replies/s.
 func BenchmarkOfflineCorpus(b *testing.B) {
-	replies, err := dataset.Corpus()
+	replies, err := dataset.AllReplies()
 	if err != nil {
 		b.Fatal(err)
 	}

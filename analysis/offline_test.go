@@ -29,6 +29,7 @@ func TestEvidenceFamilies(t *testing.T) {
 	}{
 		{"ack receipt", cAck, "This letter acknowledges receipt of your Open Records request dated March 1. Your request has been assigned tracking number 24-118 and is currently being processed."},
 		{"ack forwarded internally", cAck, "Got it, thanks. I'll forward this to our records clerk, who handles these."},
+		{"ack forwarded internally, passive", cAck, "Your request has been forwarded to our records custodian for processing."},
 		{"extension statutory", cExt, "Due to unusual circumstances, we are extending the time to respond by an additional ten (10) working days."},
 		{"extension estimated date", cExt, "Your request is in our complex queue and there are 42 requests ahead of yours. Our estimated completion date is June 30, 2024."},
 		{"fee total", cFee, "The estimated cost to fulfill your request is $84.20. Please remit a check payable to the Town of Avon before we begin processing."},
@@ -139,6 +140,13 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	florida := "Attached you will find the signed contract and the minutes of the June meeting.\n\nJane Roe\nCity Clerk\n\nPLEASE NOTE: Florida has a very broad public records law. Most written communications to or from City officials are public records. Under Florida law, e-mail addresses are public records. If you do not want your e-mail address released in response to a public records request, do not send electronic mail to this entity."
 	if feats := Features(workflow.Reply{Text: florida}); !hasFeature(feats, "cue:ready.attached_anything") || !hasFeature(feats, "z:disclaimer") {
 		t.Errorf("Florida notice: attached contract read %v, notice zoned as a disclaimer %v", hasFeature(feats, "cue:ready.attached_anything"), hasFeature(feats, "z:disclaimer"))
+	}
+	// A confidentiality notice under a heading the line-start patterns do
+	// not know is still a disclaimer: its "received this e-mail" is not an
+	// acknowledgment.
+	headed := "Attached please find the requested records.\n\nIMPORTANT WARNING:  This message is intended for the use of the person or entity to whom it is addressed.  If the reader of this e-mail is not the intended recipient, you are hereby notified that any dissemination is prohibited.  If you have received this e-mail by error, please notify the sender immediately."
+	if feats := Features(workflow.Reply{Text: headed}); hasFeature(feats, "cue:ack.received_your") || !hasFeature(feats, "z:disclaimer") {
+		t.Errorf("headed notice: acknowledgment cue read %v, notice zoned as a disclaimer %v", hasFeature(feats, "cue:ack.received_your"), hasFeature(feats, "z:disclaimer"))
 	}
 }
 

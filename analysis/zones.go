@@ -32,6 +32,9 @@ var (
 
 	disclaimerRe = fre(`(?i)^[\s*_]*(confidentiality notice|confidential(ity)? (statement|disclaimer|communication)|(\*\s*)?privileged (and|&) confidential|confidential: attorney|notice: this (electronic|e-?mail|message)|disclaimer:|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)|transmission)(,)? (and|along with|including) any|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)) (is intended|may contain|contains|is confidential|is for the sole)|the information (contained|transmitted) in this|if you are not the intended recipient|caution: this (e-?mail|message) originated|\[?external (e-?mail|sender)\]?|(please note: )?florida has a very broad public records? law|under florida law,? e-?mail addresses are public records)`)
 
+	// disclaimerBodyRe: words found only in a confidentiality notice.
+	disclaimerBodyRe = regexp.MustCompile(`\b(not the intended (recipient|addressee)|for the (sole |exclusive )?use of the (intended )?(recipient|addressee|individual|person|entity)|(received|receive) this (e-?mail|message|communication|transmission|electronic mail)( message)? (in|by) (error|mistake))`)
+
 	portalFooterRe = fre(`(?i)^[\s-]*please respond above this line|^\s*to (monitor|track|view|check) the (progress|status)[^.]{0,80}(log ?in|sign ?in|visit|click|go to)|auto-?generated (e-?mail|message)|unmonitored (e-?mail|mailbox|account)|^\s*(please )?do not (reply|respond) (to|directly to) this (e-?mail|message)`)
 
 	valedictionRe = regexp.MustCompile(`(?i)^[\s*]*(sincerely( yours)?|regards|best regards|kind regards|kindest regards|warm regards|warmest regards|with regards|respectfully( yours)?|very truly yours|yours truly|thank you( so much| kindly)?|thanks( again)?|many thanks|best|best wishes|cheers|v/r|cordially|kindly|have a (wonderful|great|nice|good) (day|week|weekend))[\s,.!;:*]*$`)
@@ -113,6 +116,25 @@ func split(norm string) zones {
 			drop[j] = 'd'
 		}
 		i = j
+	}
+
+	// A confidentiality notice under a heading of its own ("IMPORTANT
+	// WARNING: This message is intended for …") does not start as the
+	// line-start patterns know; its paragraph still names the one reader it
+	// was meant for or tells a wrong one what to do.
+	if strings.Contains(lower, "intended") || strings.Contains(lower, " error") {
+		for i := 0; i < len(lines); {
+			j := i
+			for j < len(lines) && drop[j] == 0 && strings.TrimSpace(lines[j]) != "" && !isAttachedMarker(lines[j]) {
+				j++
+			}
+			if j > i && disclaimerBodyRe.MatchString(strings.Join(lowers[i:j], " ")) {
+				for k := i; k < j; k++ {
+					drop[k] = 'd'
+				}
+			}
+			i = max(j, i+1)
+		}
 	}
 
 	// Portal-system footers ("To monitor the progress … log into …").
