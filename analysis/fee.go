@@ -17,6 +17,7 @@ const (
 	roleRate                     // "$25/hour", "@ $50.00", "x $0.25"
 	roleThreshold                // "charges that exceed $40", "fees of $25 or less"
 	roleLimit                    // a statutory cost limit: "the appropriate limit of £450", and its hourly basis
+	roleOverLimit                // the estimated cost of compliance set against a limit: "it would cost £1,350, which exceeds the appropriate limit" (UK FOIA s.12)
 	roleCredit                   // "minus $900 of initial deposit received", "your fee of $30 has been received"
 	roleRecord                   // a figure in the records: "£1,182.58 was spent on repairs"
 	rolePercentOf                // "(50% of $81,601.83)"
@@ -163,6 +164,30 @@ func limitBefore(pre string) bool {
 	return len(gap) <= 70 && !limitGapStopRe.MatchString(gap) && limitTailRe.MatchString(gap)
 }
 
+// overLimitRe: the sentence sets a cost against a limit it exceeds.
+var overLimitRe = regexp.MustCompile(`(?i)\b(exceed\w*|above|over|more than|beyond|in excess of|greater than|outside)\b[^.;]{0,40}?\b(limit|ceiling)\b`)
+
+// askedRe: the requester is asked to pay.
+var askedRe = regexp.MustCompile(`(?i)\b(pay\w*|remit\w*|charg\w*|deposit|invoice\w*|fee of)\b`)
+
+// overLimit reports whether the amount body[start:end] is the estimated
+// cost of compliance in a refusal on cost (UK FOIA s.12, and state cost
+// ceilings): its sentence says the cost exceeds a limit, and nothing
+// between the sentence's start and the amount asks for payment ("…so we
+// can only proceed if you pay the fee of £700" stays a fee).
+func overLimit(body string, start, end int) bool {
+	lo := max(0, start-200)
+	pre := body[lo:start]
+	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+		pre = pre[locs[len(locs)-1][1]:]
+	}
+	post := body[end:min(len(body), end+200)]
+	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
+		post = post[:loc[0]]
+	}
+	return !askedRe.MatchString(pre) && overLimitRe.MatchString(pre+" "+post)
+}
+
 // totalCues rank the context before an amount; the strongest match wins.
 var totalCues = []struct {
 	re   *regexp.Regexp
@@ -247,6 +272,8 @@ func findAmountsLower(body, lower string) []amount {
 			a.role = roleRate
 		case limitPost.MatchString(post) || limitBefore(pre):
 			a.role = roleLimit
+		case overLimit(body, m[0], m[1]):
+			a.role = roleOverLimit
 		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || boundIsThreshold(pre, post):
 			a.role = roleThreshold
 		case creditPre.MatchString(strings.TrimRight(pre, " ")) || creditPost.MatchString(post):
@@ -457,7 +484,7 @@ func extractFeeLower(body, lower string) feeResult {
 	notDue := map[int64]bool{}
 	for _, a := range amts {
 		count[a.cents]++
-		nd := a.role == roleThreshold || a.role == roleLimit || a.role == roleCredit
+		nd := a.role == roleThreshold || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit
 		res.all = append(res.all, money{a.cents, a.currency, nd})
 		if nd {
 			notDue[a.cents] = true
@@ -556,6 +583,7 @@ func extractFeeLower(body, lower string) feeResult {
 // notAQuote says what an amount of each of these roles is instead of a fee.
 var notAQuote = map[feeRole]string{
 	roleLimit:     "a cost limit",
+	roleOverLimit: "the cost of compliance over a cost limit",
 	roleThreshold: "a threshold",
 	roleCredit:    "already paid, received or refunded",
 	roleRecord:    "a figure in the records",

@@ -54,6 +54,12 @@ func TestFeeExtraction(t *testing.T) {
 		{"limit with its hourly basis", "For local authorities the appropriate limit is £450 (18 hours at £25 an hour). Your request would take longer.", nil, ""},
 		{"limit worked out in the next sentence", "The appropriate limit for this authority is £450. It is based on 18 hours of work at £25 per hour.", nil, ""},
 		{"limit restated without a cue", "Your request exceeds the appropriate limit of £450. That £450 covers the cost of locating and extracting the information.", nil, ""},
+		// The estimated cost of compliance set against the limit is the
+		// reason for a refusal (s.12), not a sum asked for.
+		{"cost of compliance over the limit", "We estimate that it would cost £1,350 to locate and extract this information, which exceeds the appropriate limit of £450.", nil, ""},
+		{"estimated cost above the limit", "The estimated cost of compliance is £1,350, which is above the appropriate limit.", nil, ""},
+		{"cost exceeding the limit", "Complying with your request would cost approximately £2,000, exceeding the £450 limit set by the regulations.", nil, ""},
+		{"estimate over the cost limit, US", "Our estimate of $3,200 in staff time is over the statutory cost limit, so the request is refused as written.", nil, ""},
 		{"fee asked beyond the limit", "The request exceeds the appropriate limit of £450, so we can only proceed if you pay the fee of £700.", cents(70000), "GBP"},
 		{"threshold or less", "No fee is charged because the assessable cost totals $25.00 or less.", nil, ""},
 		{"threshold or less beside a quote", "Fees of $15.00 or less are waived; the estimated cost of this request is $62.50.", cents(6250), "USD"},
