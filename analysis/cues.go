@@ -323,6 +323,12 @@ var rules = []rule{
 	// released in full, 40 pages are withheld in full" (DOJ OIP's form).
 	// Pages released are a delivery even when others are withheld.
 	keyed(rn(cRdy, 2.0, "ready.pages_released", `\b[1-9][\d,]* (\(\d+\) )?(pages?|records?|documents?|files?|e-?mails?)( of [a-z ]{1,30})? (are |is |were |was |have been |has been |are being |is being |being )?(released|produced|provided|disclosed|enclosed)\b|\b(released|disclosed|produced) (to you )?in (full|their entirety)\b`), "released", "produced", "provided", "disclosed", "enclosed"),
+	// Records released, uploaded or posted: the delivery itself, often a
+	// portal's notice ("A document has been released for your request").
+	rn(cRdy, 2.5, "ready.released", `\b(documents?|records?|files?|materials?|information|e-?mails?|responses?)( [\w']+){0,3} (have|has) (now )?been (released|uploaded|posted|produced|made available)\b`),
+	// Logging in to a portal to view what was released is how the records
+	// are delivered, not a request to file there.
+	over(r(cRdy, 2.0, "ready.view_in_portal", `\bto (view|access|retrieve|download|see|obtain) (the|your|these|this|those) (released |responsive |requested )?(documents?|records?|files?|response|materials?)\b[^.]{0,20}(log ?in|sign ?in)( to| into| at| on)? (the|our|your) [^.]{0,40}(portal|center|system|account)`), "portal.login"),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 

@@ -46,6 +46,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"no records", cNone, "After a diligent search, the department did not locate any records responsive to your request."},
 		{"no records because we do not have it", cNone, "Unfortunately I am unable to provide this information, because we do not have it. My formal response is attached.\n[Attachments: FOI 4411 response not held.pdf]"},
 		{"extension taken", cExt, "Pursuant to Government Code Section 7922.535, the city requires a 14-day extension to respond to your request."},
+		{"ready released in a portal", cRdy, "A document has been released for your public records request #24-1180. To view the document, log in to the portal: https://city.nextrequest.com/requests/24-1180"},
 		{"partial page accounting", cPart, "Enclosed are 172 pages released in full. 40 pages are withheld in full under Exemption 6 and Exemption 7(C)."},
 		{"denial every page withheld", cDen, "We reviewed 40 pages of records. All 40 pages are withheld in full pursuant to 5 U.S.C. 552(b)(7)(A)."},
 		{"partial interim", cPart, "Please find attached our interim response to your request. A further disclosure will be made when the remaining files have been reviewed."},
