@@ -38,6 +38,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"fee unpaid invoice", cFee, "We have not received payment for the invoice sent last month. We cannot continue until the invoice is paid in full."},
 		{"denial exemption", cDen, "Your request is denied. The records are exempt from disclosure under Government Code 7927.705 because release would constitute an unwarranted invasion of personal privacy."},
 		{"denial not required", cDen, "Pursuant to state law this office is not required to respond to requests from non-resident requesters, and you will not be receiving records."},
+		{"denial confidential by statute", cDen, "The requested records are confidential juvenile records under Welfare and Institutions Code section 827 and cannot be released."},
 		{"denial appeal missed", cDen, "You missed the deadline to appeal our determination. We consider the matter closed."},
 		{"partial withheld", cPart, "Attached are the responsive records. Two incident reports were withheld in their entirety under the investigative records exemption, and phone numbers were redacted."},
 		{"partial installment", cPart, "Please use the link below to access our third installment of records: https://www.dropbox.com/s/abc123/batch3.zip. The next installment will be ready by May 1, 2024."},
