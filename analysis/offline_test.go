@@ -56,6 +56,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"clarify confirm", cClar, "Before we send anything, please confirm that you did not receive the disc we mailed on February 2."},
 		{"wrong custodian", cWrng, "This office is not the custodian of arrest records. Your request should be directed to the County Sheriff's Office."},
 		{"wrong maintained elsewhere", cWrng, "Those files are maintained by the State Department of Corrections, not by this agency. Please contact the Department of Corrections records unit."},
+		{"wrong held by a named body, not this one", cWrng, "The information you have requested is held by NHS England, not by this Trust. You may wish to redirect your request to NHS England at england.foi@nhs.net."},
 		{"portal submit", cPort, "We no longer accept requests by email. Please submit your request through our online portal at https://cityofx.govqa.us/WEBAPP/_rs/supporthome.aspx and create an account."},
 		{"portal nextrequest", cPort, "Thank you for registering with the City Public Records Center. Please log in to the portal to track the progress of your request: https://cityofy.nextrequest.com/requests/24-55"},
 	}
@@ -144,6 +145,14 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	florida := "Attached you will find the signed contract and the minutes of the June meeting.\n\nJane Roe\nCity Clerk\n\nPLEASE NOTE: Florida has a very broad public records law. Most written communications to or from City officials are public records. Under Florida law, e-mail addresses are public records. If you do not want your e-mail address released in response to a public records request, do not send electronic mail to this entity."
 	if feats := Features(workflow.Reply{Text: florida}); !hasFeature(feats, "cue:ready.attached_anything") || !hasFeature(feats, "z:disclaimer") {
 		t.Errorf("Florida notice: attached contract read %v, notice zoned as a disclaimer %v", hasFeature(feats, "cue:ready.attached_anything"), hasFeature(feats, "z:disclaimer"))
+	}
+	// "I can confirm that we hold …" is the authority's duty to confirm
+	// (UK FOIA s.1(1)(a)), not a question for the requester.
+	if feats := Features(workflow.Reply{Text: "I can confirm that we hold the information, however it is exempt under section 31(1)(a) and we are withholding it."}); hasFeature(feats, "cue:clarify.confirm") {
+		t.Errorf("the authority's confirmation read as a clarification request")
+	}
+	if feats := Features(workflow.Reply{Text: "Before we proceed, could you confirm your postal address?"}); !hasFeature(feats, "cue:clarify.confirm") {
+		t.Errorf("a request to confirm an address not read")
 	}
 	// A confidentiality notice under a heading the line-start patterns do
 	// not know is still a disclaimer: its "received this e-mail" is not an
