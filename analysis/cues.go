@@ -226,7 +226,7 @@ const agencyWord = `(agency|agencies|department|dept|office|division|bureau|coun
 var rules = []rule{
 	// ACKNOWLEDGMENT
 	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your|confirm(s|ing|ation)? (that )?your (\w+ ){0,3}(request|message|e-?mail|enquiry|inquiry|submission) (has been|was|is) (received|submitted|logged)`),
-	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}request|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
+	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}(request|appeal)|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
 	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
 	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received`),
 	r(cAck, 2.0, "ack.forwarded_internally", `(\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message))|\b(this|it|your (request|e-?mail|message)) (has been|was|is being|will be) (forwarded|sent|passed|routed)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
@@ -237,6 +237,10 @@ var rules = []rule{
 	keyed(r(cAck, 1.5, "ack.respond_within", `(must|will|should|aim to|expect to|endeavou?r to) (respond|reply|provide (you with )?(a|our) (response|reply))[^.]{0,40}within (\d+|[a-z]+)( \(\d+\))? (working |business |calendar )?days|(you )?should (expect to )?receive (a|our) (response|reply)`), "within", "should receive", "should expect"),
 	r(cAck, 2.0, "ack.automatic_reply", `\b(automatic|automated|auto-?generated) (reply|response|acknowledg\w*|receipt|confirmation)|\bauto-?reply\b|this (is an|is a) (automatic|automated) `),
 	over(r(cAck, 2.0, "ack.passed_to_department", `(passed|forwarded|sent|referred|allocated|assigned) (your (request|e-?mail|enquiry) |it |this )?(on )?to the (relevant|appropriate|correct|responsible) (department|service|team|officer|section|person|staff|division|unit)`), "wrong.referred"),
+	// A ruling on a side request (a fee waiver, expedited processing, a
+	// fee category) is not a ruling on the records: "your request for
+	// expedited processing is denied" leaves the request in the queue.
+	over(r(cAck, 1.0, "ack.side_request_ruled", `\brequests? for (a |an )?(fee waiver|waiver of (the )?fees|fee reduction|reduction of (the )?fees|reduced fees|expedited (processing|treatment|handling)|expedition|(news )?media (status|requester status|fee status|category)|fee category|public interest fee waiver)( \w+){0,4} (is|are|has been|have been|was|were) (hereby )?(denied|declined|rejected|granted|approved)`), "denial.denied", "denial.word"),
 	r(cAck, 1.5, "ack.duplicate_request", `(identical|duplicate|same as) (to )?(a |your )?(previous|earlier|prior|existing) request|already (been )?(received|logged|submitted) (a|this|your) request`),
 	r(cAck, 1.5, "ack.received_your", `\b(received|receipt)\b[^.!?\n]{0,60}\b(your|the|this)\b[^.!?\n]{0,30}\b(request|application|e-?mail|message|correspondence|enquiry|inquiry)\b`),
 	r(cAck, 1.5, "ack.will_act", `\bwill (determine|review|process|respond|provide|notify|contact|forward|coordinate|search|gather|compile|be (in touch|reviewing|processing|responding|contacting))\b`),

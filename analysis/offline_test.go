@@ -30,6 +30,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ack receipt", cAck, "This letter acknowledges receipt of your Open Records request dated March 1. Your request has been assigned tracking number 24-118 and is currently being processed."},
 		{"ack forwarded internally", cAck, "Got it, thanks. I'll forward this to our records clerk, who handles these."},
 		{"ack forwarded internally, passive", cAck, "Your request has been forwarded to our records custodian for processing."},
+		{"ack side request ruled", cAck, "Your request for expedited processing is denied. Your request has been placed in our simple processing queue and will be handled in the order received."},
 		{"extension statutory", cExt, "Due to unusual circumstances, we are extending the time to respond by an additional ten (10) working days."},
 		{"extension estimated date", cExt, "Your request is in our complex queue and there are 42 requests ahead of yours. Our estimated completion date is June 30, 2024."},
 		{"fee total", cFee, "The estimated cost to fulfill your request is $84.20. Please remit a check payable to the Town of Avon before we begin processing."},
