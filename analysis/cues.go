@@ -226,9 +226,9 @@ const agencyWord = `(agency|agencies|department|dept|office|division|bureau|coun
 var rules = []rule{
 	// ACKNOWLEDGMENT
 	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your|confirm(s|ing|ation)? (that )?your (\w+ ){0,3}(request|message|e-?mail|enquiry|inquiry|submission) (has been|was|is) (received|submitted|logged)`),
-	r(cAck, 1.5, "ack.received_request", `\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}(request|appeal)|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
+	r(cAck, 1.5, "ack.received_request", `\brequest received\b|\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}(request|appeal)|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
 	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
-	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received`),
+	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received|\b(is|are|am) (currently |now )?(gathering|collecting|compiling|locating|pulling|searching for) (the |any |all |your )?(responsive |requested |relevant )?(records|documents|files|information|e-?mails|materials)`),
 	r(cAck, 2.0, "ack.forwarded_internally", `(\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message))|\b(this|it|your (request|e-?mail|message)) (has been|was|is being|will be) (forwarded|sent|passed|routed)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
 	r(cAck, 1.5, "ack.will_respond", `\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)`),
 	r(cAck, 0.5, "ack.thanks_for_request", `thank you for (your|submitting|contacting)[^.]{0,40}(request|inquiry)`),
@@ -247,7 +247,7 @@ var rules = []rule{
 	r(cAck, 1.0, "ack.status_check", `\b(check|track|view|monitor) the (status|progress)\b|status of (your|the|this) request`),
 
 	// EXTENSION
-	rn(cExt, 2.5, "ext.extension", `\bextension\b|\bextend(ed|ing)? (the )?(time|deadline|response|due date|period|date)`),
+	rn(cExt, 2.5, "ext.extension", `\bextension\b|\bextend(ed|ing)? (the )?(time|deadline|response|due date|period|date)|\b(time|deadline|due date|period)( for (a )?(response|responding|reply))? (is|has been|will be|shall be) (hereby )?extended`),
 	// The agency takes an extension ("requires a 14-day extension",
 	// "invoking the 10-day extension": 5 U.S.C. 552(a)(6)(B), Cal. Gov.
 	// Code 7922.535, FOIA 2000 s.10(3)); "if we need an extension" does
@@ -260,7 +260,7 @@ var rules = []rule{
 	r(cExt, 2.0, "ext.queue_position", `(requests?|cases?) ahead of (yours|your request|you)|(backlog|complex (\w+ )?queue)`),
 	r(cExt, 1.5, "ext.takes_duration", `(take|require|need|be completed in|completed within|complete within|ready in|available in) (approximately |about |an estimated |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)( \(\d+\))? (more )?(business |working |calendar )?(days|weeks|months|years)`),
 	r(cExt, 1.0, "ext.statute_extension", `7922\.535|6253\(c\)|552\(a\)\(6\)\(b\)|15\.235\(2\)`),
-	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time`),
+	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time|\b(need|needs|require|requires|will need|will require) until\b`),
 	r(cExt, 2.0, "ext.cannot_meet_deadline", `(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)`),
 	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
 	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
@@ -283,11 +283,11 @@ var rules = []rule{
 	rn(cDen, 2.0, "denial.refuse", `\b(refuse|refuses|refused|refusing)\b|\brefusal( notice| of (the|your) request)?\b`),
 	r(cDen, 3.0, "denial.vexatious", `\bvexatious\b|section 14\b|repeated request|manifestly unreasonable`),
 	r(cDen, 3.0, "denial.ncnd", `neither confirm nor deny|(cannot|can not|will not|won't) confirm (or|nor) deny|glomar`),
-	keyed(rn(cDen, 2.0, "denial.cannot_disclose", `(we|i|the (council|department|agency|office|city|county|authority)) (are|am|is|will be) (withholding|not (able to )?(disclose|disclosing|release|releasing|provide|providing)) (this|the|that|these|those|any|all)|(cannot|can not|unable to|will not|won't) (disclose|release|provide|supply) (this|the|that|these|those|any|all|copies)( of)? (information|records|documents|data|material)|(records?|documents?|information|files?|reports?|footage|they|it|and) (cannot|can not|may not|will not|shall not) be (released|disclosed|made public)\b`), "withholding", "not ", "cannot", "can not", "unable", "won't"),
+	keyed(rn(cDen, 2.0, "denial.cannot_disclose", `(we|i|the (council|department|agency|office|city|county|authority)) (are|am|is|will be) (withholding|not (able to )?(disclose|disclosing|release|releasing|provide|providing)) (this|the|that|these|those|any|all)|(cannot|can not|unable to|will not|won't) (disclose|release|provide|supply) (this|the|that|these|those|any|all|copies)( of)?( requested| responsive)? (information|records?|documents?|data|material|video|footage|recordings?|reports?|files?|e-?mails?|photos?|images?)|(records?|documents?|information|files?|reports?|footage|they|it|and) (cannot|can not|may not|will not|shall not) be (released|disclosed|made public)\b`), "withholding", "not ", "cannot", "can not", "unable", "won't"),
 	r(cDen, 1.5, "denial.cost_limit", `(exceed|exceeds|exceeded|exceeding|beyond|over) the (appropriate|cost|fees?) limit|appropriate limit|section 12\b|cost of compliance`),
 	r(cDen, 2.0, "denial.exempt_section", `(is|are|be|been) (considered |deemed )?exempt (from disclosure )?(under|by virtue of|in accordance with|pursuant to) (section|s\.|regulation|reg\.|exemption|article)`),
 	over(r(cDen, 3.0, "denial.attached_refusal", `\b(attached|enclosed|below|find)\b[^.!?\n]{0,40}\b(refusal|denial|refusal notice|decision to refuse|decision to withhold)\b`), "ready.response_below", "ready.attached_anything"),
-	r(cDen, 2.0, "denial.active_investigation", `(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)[^.!?\n]{0,80}\b(exempt|withh\w*|not (be )?(released|disclosed)|deny|denied)`),
+	r(cDen, 2.0, "denial.active_investigation", `(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)[^.!?\n]{0,80}\b(exempt|withh\w*|not (be )?(released|disclosed)|deny|denied)|\b(unable to|cannot|can not|will not|not able to) (release|disclose|provide|produce)[^.!?\n]{0,80}\b(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)`),
 	rn(cDen, 2.0, "denial.exempt", `(not subject to|exempt(ed)? from|prohibited from|protected from) (public )?(disclosure|release|production|inspection)|(is|are) (confidential|privileged)( [\w-]+){0,3} (and|under|pursuant|by law)|(is|are) (generally )?exempt (under|pursuant|by|as|because|since)`),
 	r(cDen, 3.0, "denial.withheld_in_full", `withh(eld|olding) (\w+ ){0,3}in (its|their) entirety|withh(eld|olding) (\w+ ){0,3}in full|(release|disclose|produce) (no|none of the) (records|documents)`),
 	r(cDen, 2.5, "denial.not_required", `not (required|obligated) to (respond|provide|produce|disclose|release|answer|comply)`),
@@ -338,7 +338,7 @@ var rules = []rule{
 
 	// NO_RECORDS
 	rn(cNone, 3.0, "norecords.none_found", `no (\w+ ){0,2}(records|documents|files|emails|data)( were| was| have been| could be)? (found|located|identified|exist|responsive)|no responsive (records|documents)|no such (records|documents)|no records (exist|were located)`),
-	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information)`),
+	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)`),
 	r(cNone, 2.5, "norecords.does_not_have", `(does|do|did) not (have|maintain|possess|keep|retain|hold|create|collect) (any )?(\w+ ){0,3}(records|documents|files|data|information|database|lists?|logs?)( (responsive|that|which|related|regarding|pertaining|containing))?`),
 	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports|lists|logs|information)`),
 	r(cNone, 2.5, "norecords.not_in_possession", `not in (the )?(possession|custody)|(not|no longer) (\w+ )?(in|within) (our|its|the \w+'s) (possession|custody|control)`),
@@ -369,6 +369,7 @@ var rules = []rule{
 	// invitations, but also with refusals and redirections.
 	r(cClar, 1.0, "clarify.advice_assistance", `advice and assistance`),
 	r(cClar, 2.5, "clarify.what_you_need", `what (you are|you're|you were) (looking|asking) for|not sure what you (need|want|mean|are)|(to|must|need to|in order to) perfect (the|your|this) request|(a )?fix is required`),
+	r(cClar, 2.0, "clarify.which_meant", `\b(are you (requesting|seeking|asking for|looking for|referring to)|do you (mean|want|need)|did you mean|were you (referring|looking))\b[^.!?\n]{0,120}\?`),
 	r(cClar, 0.8, "clarify.question", `\b(would|could|do|did|can|are|is|will) you\b[^.!?\n]{0,120}\?`),
 
 	// WRONG_AGENCY

@@ -113,8 +113,8 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
 	rd.ev = scoreRules(rd.lix, body)
 	rd.tokens = tokenize(body)
-	rd.english = isEnglish(rd.tokens)
-	rd.german = !rd.english && isGerman(rd.tokens)
+	rd.english = isEnglish(body, rd.tokens)
+	rd.german = !rd.english && isGerman(body, rd.tokens)
 	rd.feats = rd.features()
 	return rd
 }
@@ -477,19 +477,49 @@ var germanWords = map[string]bool{
 	"uns": true, "auch": true, "oder": true, "als": true, "nach": true, "zur": true,
 }
 
-// isEnglish reports whether a text's words read as English; texts of
-// fewer than 12 words are given the benefit of the doubt.
-func isEnglish(words []token) bool {
+// isEnglish reports whether the words of body (words, its tokens) read as
+// English; texts of fewer than 12 words are given the benefit of the doubt.
+// The parts of web and e-mail addresses are no language's words: when the
+// share falls short, it is taken again without them.
+func isEnglish(body string, words []token) bool {
 	n, share := wordShare(words, englishWords)
+	if n < 12 || share >= minEnglishShare {
+		return true
+	}
+	n, share = wordShare(proseTokens(body, words), englishWords)
 	return n < 12 || share >= minEnglishShare
 }
 
-// isGerman reports whether a text's words read as German (at least 5 words,
-// as large a share of German function words as English needs).
-func isGerman(words []token) bool {
-	n, share := wordShare(words, germanWords)
+// isGerman reports whether the words of body read as German (at least 5
+// words outside web and e-mail addresses, as large a share of German
+// function words as English needs).
+func isGerman(body string, words []token) bool {
+	n, share := wordShare(proseTokens(body, words), germanWords)
 	return n >= 5 && share >= minEnglishShare
 }
+
+// proseTokens returns the tokens of body that are not part of a web or
+// e-mail address (a whitespace-delimited run holding "://", "www." or "@").
+func proseTokens(body string, words []token) []token {
+	out := make([]token, 0, len(words))
+	for _, t := range words {
+		lo, hi := t.start, t.end
+		for lo > 0 && !isSpaceByte(body[lo-1]) {
+			lo--
+		}
+		for hi < len(body) && !isSpaceByte(body[hi]) {
+			hi++
+		}
+		run := body[lo:hi]
+		if strings.Contains(run, "://") || strings.Contains(run, "@") || strings.HasPrefix(strings.ToLower(run), "www.") {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
 // wordShare returns how many words a text has (numbers, "$" and "§" aside)
 // and the share of them that are in set.

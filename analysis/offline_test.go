@@ -58,6 +58,13 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"wrong custodian", cWrng, "This office is not the custodian of arrest records. Your request should be directed to the County Sheriff's Office."},
 		{"wrong maintained elsewhere", cWrng, "Those files are maintained by the State Department of Corrections, not by this agency. Please contact the Department of Corrections records unit."},
 		{"wrong held by a named body, not this one", cWrng, "The information you have requested is held by NHS England, not by this Trust. You may wish to redirect your request to NHS England at england.foi@nhs.net."},
+		{"extension until a date", cExt, "Due to the large number of responsive emails, the Department requires until August 1 to complete its review."},
+		{"extension passive", cExt, "Per 5 ILCS 140/3(e), the time for response is extended by five business days."},
+		{"ack gathering", cAck, "The Records Unit has your request and is gathering responsive documents."},
+		{"clarify which was meant", cClar, "Are you requesting the final report only, or also the drafts?"},
+		{"no records emails not found", cNone, "Our search did not find any emails containing the terms you provided."},
+		{"denial open investigation", cDen, "We are unable to release the requested video because it is part of an open investigation."},
+		{"portal only, with its address", cPort, "We only accept public records requests through JustFOIA: https://county.justfoia.com/publicportal"},
 		{"portal submit", cPort, "We no longer accept requests by email. Please submit your request through our online portal at https://cityofx.govqa.us/WEBAPP/_rs/supporthome.aspx and create an account."},
 		{"portal nextrequest", cPort, "Thank you for registering with the City Public Records Center. Please log in to the portal to track the progress of your request: https://cityofy.nextrequest.com/requests/24-55"},
 	}
