@@ -333,6 +333,9 @@ var rules = []rule{
 	// Logging in to a portal to view what was released is how the records
 	// are delivered, not a request to file there.
 	over(r(cRdy, 2.0, "ready.view_in_portal", `\bto (view|access|retrieve|download|see|obtain) (the|your|these|this|those) (released |responsive |requested )?(documents?|records?|files?|response|materials?)\b[^.]{0,20}(log ?in|sign ?in)( to| into| at| on)? (the|our|your) [^.]{0,40}(portal|center|system|account)`), "portal.login"),
+	// "There is no charge for these records" is about the price of a
+	// delivery, not an absence of records.
+	over(r(cRdy, 0.5, "ready.no_charge", `there (is|will be) no (charge|fee|cost)s? (for|to) (the |these |this |your |those )?(records|documents|copies|request|information|files)|(provided|released|sent|produced) (to you )?(free of charge|at no (cost|charge))`), "norecords.there_are_none"),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 

@@ -171,6 +171,18 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	}
 }
 
+// "No charge for these records" is about a delivery's price, not an
+// absence of records.
+func TestNoChargeIsNotNoRecords(t *testing.T) {
+	t.Parallel()
+	if feats := Features(workflow.Reply{Text: "Attached are the records. There is no charge for these records."}); hasFeature(feats, "cue:norecords.there_are_none") {
+		t.Errorf("\"no charge for these records\" read as no records")
+	}
+	if a := analyze(t, "There are no records responsive to your request, so there is no charge."); a.Class != workflow.ClassNoRecords {
+		t.Errorf("no records with no charge: %s", a.Class)
+	}
+}
+
 func hasFeature(feats []Feature, name string) bool {
 	for _, f := range feats {
 		if f.Name == name {
