@@ -336,11 +336,15 @@ var rules = []rule{
 	// "There is no charge for these records" is about the price of a
 	// delivery, not an absence of records.
 	over(r(cRdy, 0.5, "ready.no_charge", `there (is|will be) no (charge|fee|cost)s? (for|to) (the |these |this |your |those )?(records|documents|copies|request|information|files)|(provided|released|sent|produced) (to you )?(free of charge|at no (cost|charge))`), "norecords.there_are_none"),
+	// The thing delivered named first: "the complete file is attached",
+	// "please find the requested police report attached".
+	r(cRdy, 2.0, "ready.named_attached", `\b(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?)( you requested| requested| you asked for)? (is|are|has been|have been) (now )?(attached|enclosed|included)\b|\bfind (the |your |a )?([\w-]+ ){0,3}(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?) (attached|enclosed)\b`),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 
 	// NO_RECORDS
 	rn(cNone, 3.0, "norecords.none_found", `no (\w+ ){0,2}(records|documents|files|emails|data)( were| was| have been| could be)? (found|located|identified|exist|responsive)|no responsive (records|documents)|no such (records|documents)|no records (exist|were located)`),
+	rn(cNone, 2.5, "norecords.have_none", `\b(we|i|office|department|agency|city|county|town|unit|division|district) (have|has|had) no (\w+ ){0,2}(records|documents|files|information|data|e-?mails|reports|footage|recordings)\b`),
 	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)`),
 	r(cNone, 2.5, "norecords.does_not_have", `(does|do|did) not (have|maintain|possess|keep|retain|hold|create|collect) (any )?(\w+ ){0,3}(records|documents|files|data|information|database|lists?|logs?)( (responsive|that|which|related|regarding|pertaining|containing))?`),
 	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports|lists|logs|information)`),

@@ -52,6 +52,8 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"partial page accounting", cPart, "Enclosed are 172 pages released in full. 40 pages are withheld in full under Exemption 6 and Exemption 7(C)."},
 		{"denial every page withheld", cDen, "We reviewed 40 pages of records. All 40 pages are withheld in full pursuant to 5 U.S.C. 552(b)(7)(A)."},
 		{"partial interim", cPart, "Please find attached our interim response to your request. A further disclosure will be made when the remaining files have been reviewed."},
+		{"no records we have none", cNone, "We have no records of any complaints against that officer."},
+		{"ready named then attached", cRdy, "There were no redactions. The complete file is attached."},
 		{"no records there are none", cNone, "There are no reports, logs or emails matching the terms you provided."},
 		{"clarify broad", cClar, "Your request as written is overly broad. Please clarify which divisions and which date range you are interested in so we can conduct a reasonable search."},
 		{"clarify confirm", cClar, "Before we send anything, please confirm that you did not receive the disc we mailed on February 2."},
