@@ -208,6 +208,11 @@ func (rd *reading) hasEvidence() bool {
 	return false
 }
 
+// stillWorkingRe: part of the request is still being worked on ("we are
+// still searching for records responsive to item 2"); with records
+// delivered, a partial delivery.
+var stillWorkingRe = regexp.MustCompile(`\b(still|continue to|continuing to) (be )?(search|searching|locating|gathering|collecting|compiling|reviewing|processing|working on)\b[^.!?\n]{0,60}\b(records|documents|items?|parts?|remainder|rest|remaining|additional|other)\b`)
+
 // notEvidence are the facts that speak only against a class (x:late,
 // x:review_rights) or say nothing of one (x:short, x:attachment, and
 // x:money: an amount that is not a quote).
@@ -326,7 +331,7 @@ func (rd *reading) facts() []fact {
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
 	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
-	if delivered && held {
+	if delivered && (held || stillWorkingRe.MatchString(rd.lower)) {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
 	if n := answeredQuestions(rd.bix.text); n >= 2 {
