@@ -214,7 +214,7 @@ func feeAcceptance(req workflow.DraftRequest) []string {
 	}
 	amount := "the quoted fee"
 	if fee != nil {
-		amount = "the fee of " + formatMoney(*fee, currency)
+		amount = "the fee of " + workflow.Money(*fee, currency)
 	}
 	return []string{
 		"Hello,",
@@ -306,7 +306,7 @@ func escalation(req workflow.DraftRequest) []string {
 		p = append(p, fmt.Sprintf("Latest reply: class %s, confidence %.2f, tone %s.", a.Class, a.Confidence, a.Sentiment))
 		var facts []string
 		if a.FeeCents != nil {
-			facts = append(facts, "fee "+formatMoney(*a.FeeCents, a.FeeCurrency))
+			facts = append(facts, "fee "+workflow.Money(*a.FeeCents, a.FeeCurrency))
 		}
 		if a.Deadline != nil {
 			facts = append(facts, "date "+a.Deadline.Format("2006-01-02"))

@@ -296,14 +296,14 @@ func (rd *reading) facts() []fact {
 	var out []fact
 	switch {
 	case rd.fee.cents != nil && rd.fee.cued:
-		out = append(out, fact{"fee_amount", formatMoney(*rd.fee.cents, rd.fee.currency)})
+		out = append(out, fact{"fee_amount", workflow.Money(*rd.fee.cents, rd.fee.currency)})
 	case rd.fee.cents != nil:
-		out = append(out, fact{"amount_uncued", formatMoney(*rd.fee.cents, rd.fee.currency)})
+		out = append(out, fact{"amount_uncued", workflow.Money(*rd.fee.cents, rd.fee.currency)})
 	case rd.fee.rateOnly:
 		out = append(out, fact{"rate_only", "a rate for the work"})
 	}
 	if len(rd.fee.all) > 0 {
-		out = append(out, fact{"money", formatMoney(rd.fee.all[0].cents, rd.fee.all[0].currency)})
+		out = append(out, fact{"money", workflow.Money(rd.fee.all[0].cents, rd.fee.all[0].currency)})
 	}
 	if len(rd.exemptions) > 0 {
 		out = append(out, fact{"exemption_cited", rd.exemptions[0]})

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/foiaflow/foiaflow/workflow"
 )
 
 // feeRole is how an amount is used in its sentence.
@@ -551,14 +553,14 @@ func extractFeeLower(body, lower string) feeResult {
 			}
 		}
 		if res.waived && !(best.role == roleTotal && best.cue >= 5) && best.role != roleDeposit {
-			res.reason = fmt.Sprintf("the reply says no fee is due; %s is not a fee quote", formatMoney(best.cents, best.currency))
+			res.reason = fmt.Sprintf("the reply says no fee is due; %s is not a fee quote", workflow.Money(best.cents, best.currency))
 			return res
 		}
 		c := best.cents
 		res.cents = &c
 		res.currency = best.currency
 		res.cued = best.role != rolePlain
-		res.reason = fmt.Sprintf("fee %s from %q (%s)", formatMoney(c, best.currency), clip(best.text, 60), roleName(best.role))
+		res.reason = fmt.Sprintf("fee %s from %q (%s)", workflow.Money(c, best.currency), clip(best.text, 60), roleName(best.role))
 		return res
 	}
 	if hasProduct {
@@ -573,7 +575,7 @@ func extractFeeLower(body, lower string) feeResult {
 	}
 	for _, a := range amts {
 		if what, ok := notAQuote[a.role]; ok {
-			res.reason = fmt.Sprintf("%s is %s, not a fee quote", formatMoney(a.cents, a.currency), what)
+			res.reason = fmt.Sprintf("%s is %s, not a fee quote", workflow.Money(a.cents, a.currency), what)
 			return res
 		}
 	}
@@ -593,7 +595,7 @@ func (res feeResult) withProduct(p money) feeResult {
 	res.cents = &p.cents
 	res.currency = p.currency
 	res.cued = true
-	res.reason = fmt.Sprintf("fee %s computed as rate × stated hours or pages", formatMoney(p.cents, p.currency))
+	res.reason = fmt.Sprintf("fee %s computed as rate × stated hours or pages", workflow.Money(p.cents, p.currency))
 	return res
 }
 
@@ -608,43 +610,6 @@ func roleName(r feeRole) string {
 	default:
 		return "amount"
 	}
-}
-
-// formatMoney renders cents in their ISO 4217 currency: "$1,234.56" for
-// USD (or ""), "£450.00", "€120.00", otherwise the code first ("AUD 30.00").
-func formatMoney(c int64, currency string) string {
-	s := formatCents(c)
-	switch currency {
-	case "", "USD":
-		return s
-	case "GBP":
-		return strings.Replace(s, "$", "£", 1)
-	case "EUR":
-		return strings.Replace(s, "$", "€", 1)
-	default:
-		return strings.Replace(s, "$", currency+" ", 1)
-	}
-}
-
-// formatCents renders cents as "$1,234.56".
-func formatCents(c int64) string {
-	neg := c < 0
-	if neg {
-		c = -c
-	}
-	whole := strconv.FormatInt(c/100, 10)
-	var b strings.Builder
-	for i, d := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	s := fmt.Sprintf("$%s.%02d", b.String(), c%100)
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 func clip(s string, n int) string {

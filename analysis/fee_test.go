@@ -93,30 +93,10 @@ func TestFeeExtraction(t *testing.T) {
 				t.Errorf("fee %v, want %d (%s)", got.cents, *tc.want, got.reason)
 			case tc.want != nil && got.currency != tc.currency:
 				t.Errorf("currency %q, want %q", got.currency, tc.currency)
-			case tc.want != nil && !strings.HasPrefix(got.reason, "fee "+formatMoney(*tc.want, tc.currency)+" "):
+			case tc.want != nil && !strings.HasPrefix(got.reason, "fee "+workflow.Money(*tc.want, tc.currency)+" "):
 				t.Errorf("reason %q does not show the fee in %s", got.reason, tc.currency)
 			}
 		})
-	}
-}
-
-// TestFormatMoney: a fee is shown in its own currency, never as dollars.
-func TestFormatMoney(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		cents    int64
-		currency string
-		want     string
-	}{
-		{123456, "USD", "$1,234.56"},
-		{500, "", "$5.00"},
-		{45000, "GBP", "£450.00"},
-		{12000, "EUR", "€120.00"},
-		{3000, "AUD", "AUD 30.00"},
-	} {
-		if got := formatMoney(tc.cents, tc.currency); got != tc.want {
-			t.Errorf("formatMoney(%d, %q) = %q, want %q", tc.cents, tc.currency, got, tc.want)
-		}
 	}
 }
 

@@ -421,7 +421,7 @@ func keyPoints(body string, cs []Contribution, a workflow.Analysis) []string {
 		}
 	}
 	if a.FeeCents != nil {
-		out = append(out, "Fee: "+formatMoney(*a.FeeCents, a.FeeCurrency))
+		out = append(out, "Fee: "+workflow.Money(*a.FeeCents, a.FeeCurrency))
 	}
 	if a.Deadline != nil {
 		out = append(out, "Date: "+a.Deadline.Format("2006-01-02"))

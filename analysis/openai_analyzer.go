@@ -391,10 +391,10 @@ func guard(a *workflow.Analysis, reply workflow.Reply, clean string) {
 		}
 		switch {
 		case !found && notDue:
-			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is stated in the reply only as a cost limit or a sum already paid; confidence lowered below the gate", formatMoney(*a.FeeCents, a.FeeCurrency)))
+			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is stated in the reply only as a cost limit or a sum already paid; confidence lowered below the gate", workflow.Money(*a.FeeCents, a.FeeCurrency)))
 			a.Confidence = min(a.Confidence, round2(GateConfidence-0.2))
 		case !found:
-			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is not an amount in the reply text; confidence lowered below the gate", formatMoney(*a.FeeCents, a.FeeCurrency)))
+			a.Reasons = append(a.Reasons, fmt.Sprintf("guard: fee %s is not an amount in the reply text; confidence lowered below the gate", workflow.Money(*a.FeeCents, a.FeeCurrency)))
 			a.Confidence = min(a.Confidence, round2(GateConfidence-0.2))
 		}
 	}

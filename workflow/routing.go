@@ -176,8 +176,8 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 		}
 		if !FeeRegime(in.Jurisdiction) || in.FeeCurrency != "" && in.FeeCurrency != "USD" {
 			return RouteDecision{Action: ActionApproveFee, PauseReason: PauseFeeQuote,
-				Reasons: []string{fmt.Sprintf("fee of %d cents %s in jurisdiction %q: no US fee regime to accept it under, a human decides",
-					*in.FeeCents, orUSD(in.FeeCurrency), in.Jurisdiction)}}
+				Reasons: []string{fmt.Sprintf("fee of %s (%s) in jurisdiction %q: no US fee regime to accept it under, a human decides",
+					Money(*in.FeeCents, in.FeeCurrency), orUSD(in.FeeCurrency), in.Jurisdiction)}}
 		}
 		ok := *in.FeeCents <= p.FeeAutoApproveMaxCents
 		r := fmt.Sprintf("fee %s %s auto-approve limit %s", Cents(*in.FeeCents), map[bool]string{true: "within", false: "over"}[ok], Cents(p.FeeAutoApproveMaxCents))
@@ -248,8 +248,13 @@ func contest(in RouteInput, auto bool, what string) RouteDecision {
 	return RouteDecision{Action: ActionSendRebuttal, Auto: auto && in.DenialWeak, PauseReason: PauseDenial, Reasons: []string{r}}
 }
 
-// Cents formats integer cents as dollars, e.g. 123456 → "$1,234.56".
-func Cents(c int64) string {
+// Cents formats integer cents as US dollars, e.g. 123456 → "$1,234.56".
+func Cents(c int64) string { return Money(c, "USD") }
+
+// Money formats an amount in integer minor units (cents, pence) in its ISO
+// 4217 currency: "$1,234.56" for USD (or ""), "£450.00", "€120.00",
+// otherwise the code first ("AUD 30.00").
+func Money(c int64, currency string) string {
 	neg := c < 0
 	if neg {
 		c = -c
@@ -258,7 +263,17 @@ func Cents(c int64) string {
 	for i := len(d) - 3; i > 0; i -= 3 {
 		d = d[:i] + "," + d[i:]
 	}
-	s := fmt.Sprintf("$%s.%02d", d, c%100)
+	sym := "$"
+	switch currency {
+	case "", "USD":
+	case "GBP":
+		sym = "£"
+	case "EUR":
+		sym = "€"
+	default:
+		sym = currency + " "
+	}
+	s := fmt.Sprintf("%s%s.%02d", sym, d, c%100)
 	if neg {
 		s = "-" + s
 	}

@@ -183,3 +183,23 @@ func TestRecordLinks(t *testing.T) {
 		t.Fatalf("links %q, want %q", got, want)
 	}
 }
+
+// TestMoney: an amount is shown in its own currency, never as dollars.
+func TestMoney(t *testing.T) {
+	for _, tc := range []struct {
+		cents    int64
+		currency string
+		want     string
+	}{
+		{123456, "USD", "$1,234.56"},
+		{500, "", "$5.00"},
+		{45000, "GBP", "£450.00"},
+		{12000, "EUR", "€120.00"},
+		{3000, "AUD", "AUD 30.00"},
+		{-123456789, "GBP", "-£1,234,567.89"},
+	} {
+		if got := Money(tc.cents, tc.currency); got != tc.want {
+			t.Errorf("Money(%d, %q) = %q, want %q", tc.cents, tc.currency, got, tc.want)
+		}
+	}
+}
