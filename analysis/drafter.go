@@ -208,7 +208,7 @@ func followup(req workflow.DraftRequest) []string {
 
 func feeAcceptance(req workflow.DraftRequest) []string {
 	c := req.Case
-	fee, currency := c.FeeCents, ""
+	fee, currency := c.FeeCents, c.FeeCurrency
 	if req.Analysis != nil && req.Analysis.FeeCents != nil {
 		fee, currency = req.Analysis.FeeCents, req.Analysis.FeeCurrency
 	}

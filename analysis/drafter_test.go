@@ -258,6 +258,8 @@ func TestTemplateDraftContents(t *testing.T) {
 	mustContain(draft(workflow.ActionSendFollowup, nil), "PRR-2024-0117", "23 days", "Illinois Freedom of Information Act", "March 1, 2024")
 	mustContain(draft(workflow.ActionApproveFee, nil), "$123.45", "payment methods", "invoice")
 	mustContain(draft(workflow.ActionApproveFee, func(r *workflow.DraftRequest) { r.Analysis.FeeCurrency = "GBP" }), "the fee of £123.45")
+	// Accepting the case's stored fee (no fee in the analysis) keeps its currency.
+	mustContain(draft(workflow.ActionApproveFee, func(r *workflow.DraftRequest) { r.Analysis = nil; r.Case.FeeCurrency = "EUR" }), "the fee of €123.45")
 	mustContain(draft(workflow.ActionSendRebuttal, nil), "5 ILCS 140/7(1)(d)(i)", "segregable", "active investigation", "final determination")
 	mustContain(draft(workflow.ActionSendRebuttal, func(r *workflow.DraftRequest) { r.Analysis.Exemptions = nil }), "did not cite a specific statutory exemption")
 	// The appeal names each exemption with its argument, the burden,

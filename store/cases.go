@@ -152,7 +152,7 @@ func WithCase(ctx context.Context, c workflow.CaseRecord) context.Context {
 // caseRecordSQL reads the graph's view of case $1 (scanCaseRecord).
 const caseRecordSQL = `
 		SELECT c.id, a.name, a.email, c.jurisdiction_code, j.statute_citation, c.subject, c.requested_records, c.scope_items,
-		       c.constraints, c.tracking_number, c.portal_url, c.requester_name, c.sent_at, c.fee_cents,
+		       c.constraints, c.tracking_number, c.portal_url, c.requester_name, c.sent_at, c.fee_cents, c.fee_currency,
 		       c.autopilot_mode, c.status, c.paused, c.reply_token, a.timezone, c.due_at, c.next_followup_at,
 		       c.followup_count, c.estimated_completion, c.tolled_since, c.tolled_days,
 		       COALESCE((SELECT m.message_id FROM messages m WHERE m.case_id = c.id AND m.direction = 'inbound'
@@ -178,7 +178,7 @@ func scanCaseRecord(row pgx.Row, caseID int64) (workflow.CaseRecord, error) {
 	var appealBody, appealCitation *string
 	err := row.Scan(
 		&c.CaseID, &c.AgencyName, &c.AgencyEmail, &jur, &statute, &c.Subject, &records, &scope,
-		&constraints, &c.TrackingNumber, &c.PortalURL, &c.RequesterName, &c.SentAt, &c.FeeCents,
+		&constraints, &c.TrackingNumber, &c.PortalURL, &c.RequesterName, &c.SentAt, &c.FeeCents, &c.FeeCurrency,
 		&c.AutopilotMode, &c.Status, &c.Paused, &c.ReplyToken, &c.AgencyTimezone, &c.DueAt, &c.NextFollowupAt,
 		&c.FollowupCount, &est, &c.TolledSince, &c.TolledDays, &c.LastInboundMessageID, &c.References,
 		&appealKind, &appealBody, &appealCitation, &fileDays, &fileBusiness, &decideDays, &decideBusiness,
@@ -238,11 +238,12 @@ func (t *Tx) UpdateCaseFacts(ctx context.Context, caseID int64, f workflow.CaseF
 		    tracking_number = COALESCE(NULLIF($4, ''), tracking_number),
 		    portal_url = COALESCE(NULLIF($5, ''), portal_url),
 		    fee_cents = COALESCE($6, fee_cents),
+		    fee_currency = CASE WHEN $6::bigint IS NULL THEN fee_currency ELSE $10 END,
 		    estimated_completion = COALESCE($7::date, estimated_completion),
 		    denied_at = COALESCE($8, denied_at), appeal_deadline = COALESCE($9, appeal_deadline),
 		    updated_at = now()
 		WHERE id = $1`, caseID, cons, scope, f.TrackingNumber, f.PortalURL, f.FeeCents, f.EstimatedCompletion,
-		f.DeniedAt, f.AppealDeadline)
+		f.DeniedAt, f.AppealDeadline, workflow.CurrencyOrUSD(f.FeeCurrency))
 	return nil
 }
 

@@ -225,10 +225,11 @@ func (t *Tx) SaveAnalysis(ctx context.Context, caseID, messageID, runID int64, a
 	}
 	t.later(fmt.Sprintf("save analysis of message %d", messageID), `
 		INSERT INTO response_analyses (case_id, message_id, run_id, class, confidence, sentiment, fee_cents, deadline,
-		                               tracking_number, analyzer, full_analysis)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8::date,$9,$10,$11)
+		                               tracking_number, analyzer, full_analysis, fee_currency)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8::date,$9,$10,$11,$12)
 		ON CONFLICT (run_id, message_id) DO UPDATE SET full_analysis = excluded.full_analysis`,
-		caseID, messageID, runID, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full)
+		caseID, messageID, runID, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full,
+		workflow.CurrencyOrUSD(a.FeeCurrency))
 	return nil
 }
 

@@ -26,13 +26,13 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 		err = t.queryRow(ctx, `
 			INSERT INTO proposals (case_id, run_id, proposal_key, action_type, trigger_message_id, current_version, status,
 			    reasoning, confidence, risk_flags, warnings, pause_reason, can_auto_execute, requires_human, human_task,
-			    fee_cents, adjustment_count, approved_by, approved_at)
-			VALUES ($1,$2,$3,$4,$5,1,$6,$7,$8,$9,$10,$11,$12,NOT $12,$13,$14,$15,
+			    fee_cents, fee_currency, adjustment_count, approved_by, approved_at)
+			VALUES ($1,$2,$3,$4,$5,1,$6,$7,$8,$9,$10,$11,$12,NOT $12,$13,$14,$16,$15,
 			        CASE WHEN $6 = 'APPROVED' THEN 'agent' ELSE '' END, CASE WHEN $6 = 'APPROVED' THEN now() END)
 			RETURNING id`,
 			p.CaseID, p.RunID, p.Key, p.Action, p.TriggerMessageID, p.Status, reasoning, p.Confidence,
 			orEmpty(p.RiskFlags), orEmpty(p.Warnings), p.PauseReason, p.CanAutoExecute, p.HumanTask, p.FeeCents,
-			p.AdjustmentCount).Scan(&id)
+			p.AdjustmentCount, workflow.CurrencyOrUSD(p.FeeCurrency)).Scan(&id)
 		if err != nil {
 			return workflow.ProposalRecord{}, fmt.Errorf("insert proposal %s: %w", p.Key, translate(err))
 		}
@@ -61,7 +61,7 @@ func (t *Tx) UpsertProposal(ctx context.Context, p workflow.ProposalUpsert) (wor
 		id, p.Version, source, p.Subject, p.BodyText, p.BodyHTML, p.Feedback, p.Author, nilIfZero(int64(p.PromotedFrom)))
 	return workflow.ProposalRecord{ID: id, CaseID: p.CaseID, RunID: p.RunID, Key: p.Key, Action: p.Action,
 		Status: p.Status, CurrentVersion: p.Version, AdjustmentCount: p.AdjustmentCount, HumanTask: p.HumanTask,
-		FeeCents: p.FeeCents, Subject: p.Subject, BodyText: p.BodyText, BodyHTML: p.BodyHTML}, nil
+		FeeCents: p.FeeCents, FeeCurrency: workflow.CurrencyOrUSD(p.FeeCurrency), Subject: p.Subject, BodyText: p.BodyText, BodyHTML: p.BodyHTML}, nil
 }
 
 // SetProposalStatus moves a proposal to status (approvedBy recorded for
@@ -106,6 +106,7 @@ type Proposal struct {
 	CanAutoExecute  bool              `json:"can_auto_execute"`
 	HumanTask       bool              `json:"human_task"`
 	FeeCents        *int64            `json:"fee_cents"`
+	FeeCurrency     string            `json:"fee_currency"` // ISO 4217 of FeeCents
 	ExecutionKey    *string           `json:"execution_key"`
 	AdjustmentCount int               `json:"adjustment_count"`
 	ApprovedBy      string            `json:"approved_by"`
@@ -129,7 +130,7 @@ type ProposalVersion struct {
 }
 
 const proposalCols = `id, case_id, run_id, proposal_key, action_type, status, current_version, reasoning, confidence,
-	risk_flags, warnings, pause_reason, can_auto_execute, human_task, fee_cents, execution_key, adjustment_count,
+	risk_flags, warnings, pause_reason, can_auto_execute, human_task, fee_cents, fee_currency, execution_key, adjustment_count,
 	approved_by, created_at, updated_at`
 
 func scanProposal(r rowScanner) (Proposal, error) {
@@ -137,7 +138,7 @@ func scanProposal(r rowScanner) (Proposal, error) {
 	var conf float32
 	var caseID int32
 	err := r.Scan(&p.ID, &caseID, &p.RunID, &p.Key, &p.Action, &p.Status, &p.CurrentVersion, &p.Reasoning, &conf,
-		&p.RiskFlags, &p.Warnings, &p.PauseReason, &p.CanAutoExecute, &p.HumanTask, &p.FeeCents, &p.ExecutionKey,
+		&p.RiskFlags, &p.Warnings, &p.PauseReason, &p.CanAutoExecute, &p.HumanTask, &p.FeeCents, &p.FeeCurrency, &p.ExecutionKey,
 		&p.AdjustmentCount, &p.ApprovedBy, &p.CreatedAt, &p.UpdatedAt)
 	p.Confidence, p.CaseID = float64(conf), int64(caseID)
 	return p, err
@@ -166,10 +167,10 @@ func (s *Store) LoadProposal(ctx context.Context, id int64) (workflow.ProposalRe
 	var execKey *string
 	err := s.pool.QueryRow(ctx, `
 		SELECT p.id, p.case_id, p.run_id, p.proposal_key, p.action_type, p.status, p.current_version, p.adjustment_count,
-		       p.execution_key, p.human_task, p.fee_cents, v.subject, v.body_text, v.body_html
+		       p.execution_key, p.human_task, p.fee_cents, p.fee_currency, v.subject, v.body_text, v.body_html
 		FROM proposals p JOIN proposal_versions v ON v.proposal_id = p.id AND v.version = p.current_version
 		WHERE p.id = $1`, id).Scan(&r.ID, &caseID, &r.RunID, &r.Key, &r.Action, &r.Status, &r.CurrentVersion,
-		&r.AdjustmentCount, &execKey, &r.HumanTask, &r.FeeCents, &r.Subject, &r.BodyText, &r.BodyHTML)
+		&r.AdjustmentCount, &execKey, &r.HumanTask, &r.FeeCents, &r.FeeCurrency, &r.Subject, &r.BodyText, &r.BodyHTML)
 	if err != nil {
 		return r, fmt.Errorf("proposal %d: %w", id, translate(err))
 	}

@@ -91,9 +91,10 @@ func (t *Tx) FinishReanalysis(ctx context.Context, id, caseID, messageID int64, 
 	var aid int64
 	err = t.queryRow(ctx, `
 		INSERT INTO response_analyses (case_id, message_id, run_id, reanalysis_id, class, confidence, sentiment, fee_cents,
-		                               deadline, tracking_number, analyzer, full_analysis)
-		VALUES ($1,$2,NULL,$3,$4,$5,$6,$7,$8::date,$9,$10,$11) RETURNING id`,
-		caseID, messageID, id, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full).Scan(&aid)
+		                               deadline, tracking_number, analyzer, full_analysis, fee_currency)
+		VALUES ($1,$2,NULL,$3,$4,$5,$6,$7,$8::date,$9,$10,$11,$12) RETURNING id`,
+		caseID, messageID, id, a.Class, a.Confidence, a.Sentiment, a.FeeCents, a.Deadline, a.TrackingNumber, a.Analyzer, full,
+		workflow.CurrencyOrUSD(a.FeeCurrency)).Scan(&aid)
 	if err != nil {
 		return false, fmt.Errorf("save reanalysis %d: %w", id, translate(err))
 	}

@@ -18,6 +18,7 @@ type QueueItem struct {
 	PauseReason     string    `db:"pause_reason"`
 	Confidence      float64   `db:"confidence"`
 	FeeCents        *int64    `db:"fee_cents"`
+	FeeCurrency     string    `db:"fee_currency"` // ISO 4217 of FeeCents
 	AgencyName      string    `db:"agency_name"`
 	Jurisdiction    string    `db:"jurisdiction"`
 	Subject         string    `db:"subject"`
@@ -45,7 +46,7 @@ func (s *Store) ReviewQueue(ctx context.Context, f QueueFilter) ([]QueueItem, er
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT p.id AS proposal_id, p.case_id, p.action_type, p.current_version, p.pause_reason, p.confidence,
-		       p.fee_cents, a.name AS agency_name, COALESCE(c.jurisdiction_code, '') AS jurisdiction, c.subject,
+		       p.fee_cents, p.fee_currency, a.name AS agency_name, COALESCE(c.jurisdiction_code, '') AS jurisdiction, c.subject,
 		       p.created_at,
 		       (SELECT count(*) FROM escalations e WHERE e.case_id = c.id AND e.status = 'open') AS open_escalations
 		FROM proposals p JOIN cases c ON c.id = p.case_id JOIN agencies a ON a.id = c.agency_id

@@ -11,7 +11,7 @@ import (
 
 // funcs are the template helpers.
 var funcs = template.FuncMap{
-	"cents":   func(c *int64) string { return workflow.Cents(*c) },
+	"money":   func(c *int64, currency string) string { return workflow.Money(*c, currency) },
 	"day":     func(t *time.Time) string { return t.UTC().Format("Mon 2 Jan 2006") },
 	"join":    strings.Join,
 	"age":     func(t time.Time) string { return ageOf(time.Since(t)) },

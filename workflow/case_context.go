@@ -112,17 +112,19 @@ type CaseContext struct {
 	// Statute is the citation of the public records law as written in
 	// letters ("the Illinois Freedom of Information Act, 5 ILCS 140"); empty
 	// when unknown. Research notes never go here.
-	Statute          string        `json:"statute"`
-	Subject          string        `json:"subject"`
-	RequestedRecords []string      `json:"requested_records"`
-	ScopeItems       []ScopeItem   `json:"scope_items"`
-	Constraints      []Constraint  `json:"constraints"`
-	TrackingNumber   string        `json:"tracking_number,omitempty"`
-	PortalURL        string        `json:"portal_url,omitempty"`
-	RequesterName    string        `json:"requester_name,omitempty"`
-	SentAt           *time.Time    `json:"sent_at,omitempty"` // when the request went out (UTC)
-	FeeCents         *int64        `json:"fee_cents,omitempty"`
-	AutopilotMode    AutopilotMode `json:"autopilot_mode"`
+	Statute          string       `json:"statute"`
+	Subject          string       `json:"subject"`
+	RequestedRecords []string     `json:"requested_records"`
+	ScopeItems       []ScopeItem  `json:"scope_items"`
+	Constraints      []Constraint `json:"constraints"`
+	TrackingNumber   string       `json:"tracking_number,omitempty"`
+	PortalURL        string       `json:"portal_url,omitempty"`
+	RequesterName    string       `json:"requester_name,omitempty"`
+	SentAt           *time.Time   `json:"sent_at,omitempty"` // when the request went out (UTC)
+	FeeCents         *int64       `json:"fee_cents,omitempty"`
+	// FeeCurrency is the ISO 4217 code of FeeCents ("USD", "GBP", …).
+	FeeCurrency   string        `json:"fee_currency,omitempty"`
+	AutopilotMode AutopilotMode `json:"autopilot_mode"`
 	// Appeal is the jurisdiction's administrative appeal.
 	Appeal AppealTerms `json:"appeal"`
 	// DeniedAt is when the adverse determination (denial, or partial

@@ -106,4 +106,6 @@ type GateSummary struct {
 	Warnings  []string `json:"warnings"`
 	Class     Class    `json:"class,omitempty"`
 	FeeCents  *int64   `json:"fee_cents,omitempty"`
+	// FeeCurrency is the ISO 4217 code of FeeCents.
+	FeeCurrency string `json:"fee_currency,omitempty"`
 }

@@ -87,7 +87,7 @@ func (d *Deps) updateConstraints(ctx context.Context, env Env, s CaseState) (Cas
 		return next(s, NodeDecideNextAction)
 	}
 	f := CaseFacts{Constraints: s.Constraints, ScopeItems: s.ScopeItems, TrackingNumber: a.TrackingNumber,
-		FeeCents: a.FeeCents, EstimatedCompletion: a.Deadline}
+		FeeCents: a.FeeCents, FeeCurrency: a.FeeCurrency, EstimatedCompletion: a.Deadline}
 	if a.Class == ClassPortalRedirect {
 		f.PortalURL = a.PortalURL
 	}

@@ -121,14 +121,15 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 		status = ProposalApproved
 	}
 	var fee *int64
+	var currency string
 	var class Class
 	if s.Analysis != nil {
-		fee, class = s.Analysis.FeeCents, s.Analysis.Class
+		fee, currency, class = s.Analysis.FeeCents, s.Analysis.FeeCurrency, s.Analysis.Class
 	}
 	up := ProposalUpsert{CaseID: s.CaseID, RunID: env.RunID, Key: ProposalKey(s.CaseID, s.TriggerKey, dec.Action),
 		Action: dec.Action, TriggerMessageID: s.TriggerMessageID, Status: status, Reasoning: dec.Reasons,
 		Confidence: confidence(s.Analysis), RiskFlags: s.Safety.RiskFlags, Warnings: s.Safety.Warnings,
-		PauseReason: dec.PauseReason, CanAutoExecute: auto, HumanTask: dec.HumanTask, FeeCents: fee,
+		PauseReason: dec.PauseReason, CanAutoExecute: auto, HumanTask: dec.HumanTask, FeeCents: fee, FeeCurrency: currency,
 		Version: version, VersionSource: source, Feedback: feedback, PromotedFrom: promotedFrom, Author: author,
 		Subject: s.Draft.Subject, BodyText: s.Draft.Text, BodyHTML: s.Draft.HTML, AdjustmentCount: s.AdjustCount}
 	return CaseOutcome{State: s, Commit: func(ctx context.Context, tx CaseTx, o *CaseOutcome) error {
@@ -163,7 +164,7 @@ func (d *Deps) gateOrExecute(ctx context.Context, env Env, s CaseState) (CaseOut
 			Version: rec.CurrentVersion, Action: dec.Action, PauseReason: dec.PauseReason,
 			Options: DecisionActions,
 			Summary: GateSummary{Subject: s.Draft.Subject, Reasoning: dec.Reasons, RiskFlags: s.Safety.RiskFlags,
-				Warnings: s.Safety.Warnings, Class: class, FeeCents: fee}})
+				Warnings: s.Safety.Warnings, Class: class, FeeCents: fee, FeeCurrency: currency}})
 		return tx.LogActivity(ctx, s.CaseID, env.RunID, "proposal_gated", "agent", map[string]any{"proposal_id": rec.ID, "version": rec.CurrentVersion, "reason": dec.PauseReason})
 	}}, nil
 }

@@ -81,6 +81,7 @@ type ProposalRecord struct {
 	ExecutionKey    string     `json:"execution_key,omitempty"`
 	HumanTask       bool       `json:"human_task"`
 	FeeCents        *int64     `json:"fee_cents,omitempty"`
+	FeeCurrency     string     `json:"fee_currency,omitempty"` // ISO 4217 of FeeCents
 	Subject         string     `json:"subject"`
 	BodyText        string     `json:"body_text"`
 	BodyHTML        string     `json:"body_html"`
@@ -119,6 +120,7 @@ type ProposalUpsert struct {
 	CanAutoExecute   bool
 	HumanTask        bool
 	FeeCents         *int64
+	FeeCurrency      string // ISO 4217 of FeeCents; "" is USD
 	Version          int
 	VersionSource    string
 	Feedback         string
@@ -137,6 +139,7 @@ type CaseFacts struct {
 	TrackingNumber      string
 	PortalURL           string
 	FeeCents            *int64
+	FeeCurrency         string // ISO 4217 of FeeCents; "" is USD
 	EstimatedCompletion *time.Time
 	// DeniedAt and AppealDeadline open the appeal window of an adverse
 	// determination (nil leaves the stored value unchanged).

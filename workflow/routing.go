@@ -177,7 +177,7 @@ func route(in RouteInput, p RoutingPolicy) RouteDecision {
 		if !FeeRegime(in.Jurisdiction) || in.FeeCurrency != "" && in.FeeCurrency != "USD" {
 			return RouteDecision{Action: ActionApproveFee, PauseReason: PauseFeeQuote,
 				Reasons: []string{fmt.Sprintf("fee of %s (%s) in jurisdiction %q: no US fee regime to accept it under, a human decides",
-					Money(*in.FeeCents, in.FeeCurrency), orUSD(in.FeeCurrency), in.Jurisdiction)}}
+					Money(*in.FeeCents, in.FeeCurrency), CurrencyOrUSD(in.FeeCurrency), in.Jurisdiction)}}
 		}
 		ok := *in.FeeCents <= p.FeeAutoApproveMaxCents
 		r := fmt.Sprintf("fee %s %s auto-approve limit %s", Cents(*in.FeeCents), map[bool]string{true: "within", false: "over"}[ok], Cents(p.FeeAutoApproveMaxCents))
@@ -280,7 +280,9 @@ func Money(c int64, currency string) string {
 	return s
 }
 
-func orUSD(c string) string {
+// CurrencyOrUSD is the ISO 4217 code of a fee whose currency the analyzer
+// left empty ("" is USD, as Analysis.FeeCurrency says).
+func CurrencyOrUSD(c string) string {
 	if c == "" {
 		return "USD"
 	}

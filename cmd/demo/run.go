@@ -358,8 +358,9 @@ func waitRuns(ctx context.Context, c *fleet.Client, cases []*demoCase) error {
 func describe(ctx context.Context, c *fleet.Client, dc *demoCase) error {
 	var d struct {
 		Analyses []struct {
-			Class    string `json:"class"`
-			FeeCents *int64 `json:"fee_cents"`
+			Class       string `json:"class"`
+			FeeCents    *int64 `json:"fee_cents"`
+			FeeCurrency string `json:"fee_currency"`
 		} `json:"analyses"`
 		Proposals []struct {
 			Action string `json:"action_type"`
@@ -373,7 +374,7 @@ func describe(ctx context.Context, c *fleet.Client, dc *demoCase) error {
 	if n := len(d.Analyses); n > 0 {
 		dc.class = d.Analyses[n-1].Class
 		if f := d.Analyses[n-1].FeeCents; f != nil {
-			dc.class += " " + workflow.Cents(*f)
+			dc.class += " " + workflow.Money(*f, d.Analyses[n-1].FeeCurrency)
 		}
 	}
 	if len(d.Proposals) > 0 {
