@@ -213,6 +213,11 @@ func (rd *reading) hasEvidence() bool {
 // delivered, a partial delivery.
 var stillWorkingRe = regexp.MustCompile(`\b(still|continue to|continuing to) (be )?(search|searching|locating|gathering|collecting|compiling|reviewing|processing|working on)\b[^.!?\n]{0,60}\b(records|documents|items?|parts?|remainder|rest|remaining|additional|other)\b`)
 
+// mayStillWork: the literals stillWorkingRe needs.
+func mayStillWork(lower string) bool {
+	return strings.Contains(lower, "still ") || strings.Contains(lower, "continu")
+}
+
 // notEvidence are the facts that speak only against a class (x:late,
 // x:review_rights) or say nothing of one (x:short, x:attachment, and
 // x:money: an amount that is not a quote).
@@ -331,7 +336,7 @@ func (rd *reading) facts() []fact {
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
 	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
-	if delivered && (held || stillWorkingRe.MatchString(rd.lower)) {
+	if delivered && (held || mayStillWork(rd.lower) && stillWorkingRe.MatchString(rd.lower)) {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
 	if n := answeredQuestions(rd.bix.text); n >= 2 {

@@ -176,14 +176,18 @@ var askedRe = regexp.MustCompile(`(?i)\b(pay\w*|remit\w*|charg\w*|deposit|invoic
 // cost of compliance in a refusal on cost (UK FOIA s.12, and state cost
 // ceilings): its sentence says the cost exceeds a limit, and nothing
 // between the sentence's start and the amount asks for payment ("…so we
-// can only proceed if you pay the fee of £700" stays a fee).
-func overLimit(body string, start, end int) bool {
-	lo := max(0, start-200)
+// can only proceed if you pay the fee of £700" stays a fee). lower is
+// asciiLower(body).
+func overLimit(body, lower string, start, end int) bool {
+	lo, hi := max(0, start-200), min(len(body), end+200)
+	if w := lower[lo:hi]; !strings.Contains(w, "limit") && !strings.Contains(w, "ceiling") {
+		return false
+	}
 	pre := body[lo:start]
 	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
 		pre = pre[locs[len(locs)-1][1]:]
 	}
-	post := body[end:min(len(body), end+200)]
+	post := body[end:hi]
 	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
 		post = post[:loc[0]]
 	}
@@ -274,7 +278,7 @@ func findAmountsLower(body, lower string) []amount {
 			a.role = roleRate
 		case limitPost.MatchString(post) || limitBefore(pre):
 			a.role = roleLimit
-		case overLimit(body, m[0], m[1]):
+		case overLimit(body, lower, m[0], m[1]):
 			a.role = roleOverLimit
 		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || boundIsThreshold(pre, post):
 			a.role = roleThreshold

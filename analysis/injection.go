@@ -50,8 +50,7 @@ var injectionRules = []injectionRule{
 	// "You are now" and "act as" take a role: "you are now able to
 	// download" and "the Act as amended" / "purchase orders act as the
 	// contracts" are a letter's words.
-	{FlagRoleOverride, fre(`(?i)\b(you are now (a|an|the|my|your|in|acting|operating|free|unrestricted|no longer)\b|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), nil},
-	{FlagRoleOverride, fre(`(?i)\bact as (a|an|if|though|my|your)\b( whole\b)?|\bact as the\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor)\b`), regexp.MustCompile(`\bwhole\b`)},
+	{FlagRoleOverride, fre(`(?i)\b(you are now (a|an|the|my|your|in|acting|operating|free|unrestricted|no longer)\b|act as (a|an|if|though|my|your)\b( whole\b)?|act as the\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor)\b|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), regexp.MustCompile(`\bas a whole\b`)},
 	{FlagRedirectRecords, fre(`(?i)\b(send|forward|e-?mail|upload|transfer|deliver|share|cc)\b[^.!?\n]{0,30}\b(all |any |the |these |those |your |this )?(documents|records|files|attachments|case files?|data|responses?|credentials|passwords?|api keys?|tokens?|conversation|correspondence)\b[^.!?\n]{0,40}\b(to|at)\b[^.!?\n]{0,20}([\w.+-]+@[\w-]+\.[\w.]+|https?://\S+)`, "@", "http"), regexp.MustCompile(`(?i)\b(request|appeal|payment|inquir|question)`)},
 	{FlagAutoApprove, fre(`(?i)\b(automatically|immediately|must|should|now)\b[^.!?\n]{0,20}\b(approve|authorize|pay|accept|mark (it|this|the case) (as )?(complete|closed))\b[^.!?\n]{0,40}\b(without|no)\b[^.!?\n]{0,20}\b(review|human|approval|checking|confirmation)\b`), nil},
 }
