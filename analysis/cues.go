@@ -219,6 +219,20 @@ func rn(class workflow.Class, w float64, name, pattern string) rule {
 	return x
 }
 
+// titleRules read an attachment's name as a letter's title ("2024-118
+// Denial Letter.pdf", "Acknowledgement 24-118.pdf", "Cost Estimate.pdf"):
+// words that say what a letter is when they name the file, and are too
+// common to say it in a sentence.
+var titleRules = []rule{
+	r(cAck, 2.0, "title.acknowledgment", `\backnowledge?ments?\b|\breceipt (letter|notice)\b`),
+	r(cExt, 2.0, "title.extension", `\b(time )?extension (letter|notice)\b|\bnotice of extension\b`),
+	r(cFee, 2.0, "title.fee", `\b(cost|fee|fees) (estimate|quote|letter|notice)\b|\binvoice\b|\bestimate of (costs|fees)\b`),
+	r(cDen, 2.0, "title.denial", `\b(denial|refusal|rejection) (letter|notice|response)\b|\bnotice of (denial|refusal)\b`),
+	r(cNone, 2.0, "title.no_records", `\bno (responsive )?records?\b|\bno documents\b`),
+	r(cClar, 2.0, "title.clarification", `\b(request for |need for )?clarification\b`),
+	r(cPart, 2.0, "title.partial", `\bpartial (release|response|grant|disclosure)\b|\binterim (release|response)\b`),
+}
+
 const agencyWord = `(agency|agencies|department|dept|office|division|bureau|county|city|town|village|police|sheriff|court|clerk|commission|board|district|administration|authority|unit|ministry|state|school|university|college|hospital)`
 
 // rules is the evidence table. Weights: 3–4 a phrase that by itself decides
@@ -475,14 +489,19 @@ var appealExempt = map[string]bool{"denial.appeal_rights": true, "denial.appeal_
 // per cue rather than a scan of the whole text; cues without keys scan the
 // whole text. A cue counts once, at its first match that is not negated.
 func scoreRules(ix *gramIndex, body string) []evidence {
+	return dropOverlaps(scoreRulesOf(rules, ix, body))
+}
+
+// scoreRulesOf is scoreRules over the rules of table, overlaps kept.
+func scoreRulesOf(table []rule, ix *gramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower)
 	restated := restatedSpans(ix)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
-	for i := range rules {
-		ru := &rules[i]
+	for i := range table {
+		ru := &table[i]
 		keys := ru.fr.keys
 		if keys == nil {
 			keys = ru.fr.prefix
@@ -503,7 +522,7 @@ func scoreRules(ix *gramIndex, body string) []evidence {
 			out = append(out, e)
 		}
 	}
-	return dropOverlaps(out)
+	return out
 }
 
 // firstCueIn is firstCue over the sentences held (indexes of sents,

@@ -55,7 +55,8 @@ type reading struct {
 	hasLink      bool
 	linkWhy      string
 	ev           []evidence
-	attachments  []string // file names: the message's, then "[Attachments: …]" lines
+	attachments  []string   // file names: the message's, then "[Attachments: …]" lines
+	nameEv       []evidence // what the attachments' names say (nameEvidence)
 	english      bool
 	german       bool    // not English, and reads as German
 	tokens       []token // the words of body
@@ -112,6 +113,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	atts := reply.Attachments
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
 	rd.ev = scoreRules(rd.lix, body)
+	rd.nameEv = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
 	rd.english = isEnglish(body, rd.tokens)
 	rd.german = !rd.english && isGerman(body, rd.tokens)
@@ -152,16 +154,8 @@ func (rd *reading) features() []Feature {
 			fs.add("a:"+tok, 1, a, -1)
 		})
 	}
-	// An attachment's name often says what the letter is ("Refusal
-	// notice.pdf", "Response not held.pdf"): the cue table reads the names
-	// too.
-	if len(rd.attachments) > 0 {
-		names := strings.ReplaceAll(asciiLower(strings.Join(rd.attachments, ". ")), "_", " ")
-		nix := newGramIndex(names)
-		for _, e := range scoreRules(nix, names) {
-			fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
-		}
-		nix.release()
+	for _, e := range rd.nameEv {
+		fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
 	}
 	for _, e := range rd.ev {
 		v := 1.0
@@ -200,12 +194,31 @@ func (rd *reading) hasEvidence() bool {
 			return true
 		}
 	}
+	for _, e := range rd.nameEv {
+		if e.weight >= 1 {
+			return true
+		}
+	}
 	for _, f := range rd.feats {
 		if strings.HasPrefix(f.Name, "x:") && !notEvidence[f.Name] {
 			return true
 		}
 	}
 	return false
+}
+
+// nameEvidence is what the attachments' names say: an agency names a
+// letter by what it is ("Refusal notice.pdf", "Response not held.pdf",
+// "2024-118 Denial Letter.pdf"), so the cue table and the letter titles
+// (titleRules) read the names too.
+func nameEvidence(attachments []string) []evidence {
+	if len(attachments) == 0 {
+		return nil
+	}
+	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
+	nix := newGramIndex(names)
+	defer nix.release()
+	return dropOverlaps(append(scoreRulesOf(rules, nix, names), scoreRulesOf(titleRules, nix, names)...))
 }
 
 // stillWorkingRe: part of the request is still being worked on ("we are
@@ -562,8 +575,10 @@ type Prior struct {
 // Priors returns the prior of every cue and fact feature, by feature name.
 func Priors() map[string]Prior {
 	out := map[string]Prior{}
-	for _, r := range rules {
-		out["cue:"+r.name] = Prior{r.class, r.weight}
+	for _, table := range [][]rule{rules, titleRules} {
+		for _, r := range table {
+			out["cue:"+r.name] = Prior{r.class, r.weight}
+		}
 	}
 	for name, p := range factPriors {
 		out["x:"+name] = p

@@ -468,3 +468,34 @@ func TestCueTableSecondOpinion(t *testing.T) {
 		t.Errorf("model and cue table disagree: %s at %.2f, want DENIAL at most %.2f with the reason\n%s", a.Class, a.Confidence, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
 	}
 }
+
+// An agency names a letter by what it is: a reply that only says "see the
+// attached letter" is read from its attachment's name (the message's own
+// attachments, or an archive's "[Attachments: …]" line), and a name that
+// says nothing leaves it UNKNOWN.
+func TestAttachmentTitlesSayWhatTheLetterIs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		want workflow.Class
+	}{
+		{"2024-118 Denial Letter.pdf", workflow.ClassDenial},
+		{"Acknowledgement_24-118.pdf", workflow.ClassAcknowledgment},
+		{"No Records Response 24-118.pdf", workflow.ClassNoRecords},
+		{"Extension Letter.pdf", workflow.ClassExtension},
+		{"Request for Clarification.pdf", workflow.ClassClarification},
+		{"scan0001.pdf", workflow.ClassUnknown},
+	} {
+		a, err := Offline{}.Analyze(context.Background(), workflow.Reply{Text: "Please see the attached letter regarding your request.",
+			Attachments: []workflow.Attachment{{Filename: tc.name, ContentType: "application/pdf", SizeBytes: 1000}}}, workflow.CaseContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Class != tc.want {
+			t.Errorf("%s: %s (%.2f), want %s\n%s", tc.name, a.Class, a.Confidence, tc.want, strings.Join(a.Reasons, "\n"))
+		}
+	}
+	if a := analyze(t, "See attached.\n[Attachments: 2024-118 Denial Letter.pdf]"); a.Class != workflow.ClassDenial {
+		t.Errorf("archive attachment line: %s, want DENIAL", a.Class)
+	}
+}
