@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"html"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -8,13 +9,19 @@ import (
 
 // normalize repairs the text damage agency replies arrive with: UTF-8 that
 // was decoded as Latin-1 ("â\u0080\u0099" for "’"), typographic quotes and
-// dashes, non-breaking and zero-width spaces, vulgar fractions ("1 ¼ hours"),
+// dashes, HTML entities left in plain text ("&nbsp;", "&amp;"),
+// non-breaking and zero-width spaces, vulgar fractions ("1 ¼ hours"),
 // CRLF line ends, trailing padding and common OCR slips ("hitps://",
 // "| have"). Offsets into the result are what every later stage works on.
 func normalize(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	s = fixMojibake(s)
+	if strings.IndexByte(s, '&') >= 0 {
+		// Plain text cut from HTML keeps its entities ("no&nbsp;records",
+		// "Fish &amp; Wildlife").
+		s = html.UnescapeString(s)
+	}
 	if needsCharReplacer(s) {
 		s = charReplacer.Replace(s)
 	}

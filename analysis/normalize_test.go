@@ -30,3 +30,15 @@ func TestNormalizeGatesAgreeWithContainsAny(t *testing.T) {
 		}
 	}
 }
+
+// Plain text cut from HTML keeps its entities; they are decoded before
+// anything reads the words ("no&nbsp;records" is "no records").
+func TestNormalizeDecodesEntities(t *testing.T) {
+	t.Parallel()
+	if got, want := normalize("We&nbsp;have no records. Fish &amp; Wildlife&#8217;s office"), "We have no records. Fish & Wildlife's office"; got != want {
+		t.Errorf("normalize = %q, want %q", got, want)
+	}
+	if a := analyze(t, "We&nbsp;have&nbsp;no&nbsp;records&nbsp;responsive&nbsp;to&nbsp;your&nbsp;request."); a.Class != cNone {
+		t.Errorf("entity-spaced reply: %s, want NO_RECORDS", a.Class)
+	}
+}
