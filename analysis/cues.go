@@ -353,6 +353,9 @@ var rules = []rule{
 	// The thing delivered named first: "the complete file is attached",
 	// "please find the requested police report attached".
 	r(cRdy, 2.0, "ready.named_attached", `\b(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?)( you requested| requested| you asked for)? (is|are|has been|have been) (now )?(attached|enclosed|included)\b|\bfind (the |your |a )?([\w-]+ ){0,3}(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?) (attached|enclosed)\b`),
+	// A release in full says so: "no information has been withheld",
+	// "there were no redactions".
+	r(cRdy, 1.5, "ready.nothing_withheld", `\b(no|none of the) (information|records|documents|portions|pages|material|content)( [\w-]+){0,2} (has|have|was|were) (been )?(withheld|redacted)\b|\bnothing (was|has been|is|had to be) (withheld|redacted)\b|\b(there (were|are) )?no redactions\b`),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\b(records?|documents?|files?|footage|videos?|copies|reports?|recordings?)( you requested| requested)? (is|are) (now )?ready\b|\b(can|may) be (accessed|viewed|downloaded|retrieved) (here|at|via|through|using|by)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 

@@ -188,6 +188,17 @@ func TestNoChargeIsNotNoRecords(t *testing.T) {
 	}
 }
 
+// A federal release in full carries the appeal and OGIS paragraphs every
+// final response has; "no information has been withheld" is what makes it
+// a release to act on.
+func TestReleaseInFullOutweighsAppealBoilerplate(t *testing.T) {
+	t.Parallel()
+	a := analyze(t, "We have enclosed 42 pages of responsive records. No information has been withheld.\n\nIf you are not satisfied with this response, you may administratively appeal within 90 days. You may also contact the Office of Government Information Services (OGIS) for mediation services.")
+	if a.Class != workflow.ClassRecordsReady || a.Confidence < GateConfidence {
+		t.Errorf("release in full: %s at %.2f, want RECORDS_READY at %.2f or more\n%s", a.Class, a.Confidence, GateConfidence, strings.Join(a.Reasons, "\n"))
+	}
+}
+
 func hasFeature(feats []Feature, name string) bool {
 	for _, f := range feats {
 		if f.Name == name {
