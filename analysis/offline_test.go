@@ -66,6 +66,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"extension until a date", cExt, "Due to the large number of responsive emails, the Department requires until August 1 to complete its review."},
 		{"extension passive", cExt, "Per 5 ILCS 140/3(e), the time for response is extended by five business days."},
 		{"ack gathering", cAck, "The Records Unit has your request and is gathering responsive documents."},
+		{"ack bare request received", cAck, "Request received. Reference 2024-118."},
 		{"clarify which was meant", cClar, "Are you requesting the final report only, or also the drafts?"},
 		{"no records emails not found", cNone, "Our search did not find any emails containing the terms you provided."},
 		{"denial open investigation", cDen, "We are unable to release the requested video because it is part of an open investigation."},
