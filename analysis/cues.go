@@ -362,7 +362,7 @@ var rules = []rule{
 	// NO_RECORDS
 	rn(cNone, 3.0, "norecords.none_found", `no (\w+ ){0,2}(records|documents|files|emails|data)( were| was| have been| could be)? (found|located|identified|exist|responsive)|no responsive (records|documents)|no such (records|documents)|no records (exist|were located)`),
 	rn(cNone, 2.5, "norecords.have_none", `\b(we|i|office|department|agency|city|county|town|unit|division|district) (have|has|had) no (\w+ ){0,2}(records|documents|files|information|data|e-?mails|reports|footage|recordings)\b`),
-	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)`),
+	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)|\b(did not|could not|were unable to|was unable to) (find|locate|identify) any\b`),
 	r(cNone, 2.5, "norecords.does_not_have", `(does|do|did) not (have|maintain|possess|keep|retain|hold|create|collect) (any )?(\w+ ){0,3}(records|documents|files|data|information|database|lists?|logs?)( (responsive|that|which|related|regarding|pertaining|containing))?`),
 	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports|lists|logs|information)`),
 	r(cNone, 2.5, "norecords.not_in_possession", `not in (the )?(possession|custody)|(not|no longer) (\w+ )?(in|within) (our|its|the \w+'s) (possession|custody|control)`),

@@ -68,6 +68,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ack gathering", cAck, "The Records Unit has your request and is gathering responsive documents."},
 		{"ack bare request received", cAck, "Request received. Reference 2024-118."},
 		{"clarify which was meant", cClar, "Are you requesting the final report only, or also the drafts?"},
+		{"no records, any of a thing", cNone, "After reviewing our records, we did not find any contracts with the vendor you listed for the time period requested."},
 		{"no records emails not found", cNone, "Our search did not find any emails containing the terms you provided."},
 		{"denial open investigation", cDen, "We are unable to release the requested video because it is part of an open investigation."},
 		{"portal only, with its address", cPort, "We only accept public records requests through JustFOIA: https://county.justfoia.com/publicportal"},
