@@ -224,9 +224,12 @@ func rn(class workflow.Class, w float64, name, pattern string) rule {
 // words that say what a letter is when they name the file, and are too
 // common to say it in a sentence.
 var titleRules = []rule{
-	r(cAck, 2.0, "title.acknowledgment", `\backnowledge?ments?\b|\breceipt (letter|notice)\b`),
+	// A name opening with "Acknowledgement" is the letter; "Policy
+	// Acknowledgement - Officer Smith.pdf" is a record. Names are joined
+	// with ". ".
+	r(cAck, 2.0, "title.acknowledgment", `(^|\. )acknowledge?ments?\b|\backnowledge?ment (letter|notice|of (receipt|request|your request))\b|\breceipt (letter|notice)\b`),
 	r(cExt, 2.0, "title.extension", `\b(time )?extension (letter|notice)\b|\bnotice of extension\b`),
-	r(cFee, 2.0, "title.fee", `\b(cost|fee|fees) (estimate|quote|letter|notice)\b|\binvoice\b|\bestimate of (costs|fees)\b`),
+	r(cFee, 2.0, "title.fee", `\b(cost|fee|fees) (estimate|quote|letter|notice)\b|\bestimate of (costs|fees)\b`),
 	r(cDen, 2.0, "title.denial", `\b(denial|refusal|rejection) (letter|notice|response)\b|\bnotice of (denial|refusal)\b`),
 	r(cNone, 2.0, "title.no_records", `\bno (responsive )?records?\b|\bno documents\b`),
 	r(cClar, 2.0, "title.clarification", `\b(request for |need for )?clarification\b`),
@@ -254,7 +257,7 @@ var rules = []rule{
 	// A ruling on a side request (a fee waiver, expedited processing, a
 	// fee category) is not a ruling on the records: "your request for
 	// expedited processing is denied" leaves the request in the queue.
-	over(r(cAck, 1.0, "ack.side_request_ruled", `\brequests? for (a |an )?(fee waiver|waiver of (the )?fees|fee reduction|reduction of (the )?fees|reduced fees|expedited (processing|treatment|handling)|expedition|(news )?media (status|requester status|fee status|category)|fee category|public interest fee waiver)( \w+){0,4} (is|are|has been|have been|was|were) (hereby )?(denied|declined|rejected|granted|approved)`), "denial.denied", "denial.word"),
+	over(r(cAck, 1.0, "ack.side_request_ruled", `\brequest for (a |an )?(fee waiver|waiver of (the )?fees|fee reduction|reduction of (the )?fees|reduced fees|expedited (processing|treatment|handling)|expedition|(news )?media (status|requester status|fee status|category)|fee category|public interest fee waiver)( [\w().]+){0,4} (is|has been|was) (hereby )?(denied|declined|rejected|granted|approved)|\brequests for (a |an )?(fee waiver|waiver of (the )?fees|fee reduction|reduction of (the )?fees|reduced fees|expedited (processing|treatment|handling)|expedition|(news )?media (status|requester status|fee status|category)|fee category|public interest fee waiver)( (and|or) (for )?(a |an )?(fee waiver|waiver of (the )?fees|fee reduction|reduction of (the )?fees|reduced fees|expedited (processing|treatment|handling)|expedition|(news )?media (status|requester status|fee status|category)|fee category|public interest fee waiver))?( [\w().]+){0,4} (are|have been|were) (hereby )?(denied|declined|rejected|granted|approved)`), "denial.denied", "denial.word"),
 	r(cAck, 1.5, "ack.duplicate_request", `(identical|duplicate|same as) (to )?(a |your )?(previous|earlier|prior|existing) request|already (been )?(received|logged|submitted) (a|this|your) request`),
 	r(cAck, 1.5, "ack.received_your", `\b(received|receipt)\b[^.!?\n]{0,60}\b(your|the|this)\b[^.!?\n]{0,30}\b(request|application|e-?mail|message|correspondence|enquiry|inquiry)\b`),
 	r(cAck, 1.5, "ack.will_act", `\bwill (determine|review|process|respond|provide|notify|contact|forward|coordinate|search|gather|compile|be (in touch|reviewing|processing|responding|contacting))\b`),
@@ -362,7 +365,7 @@ var rules = []rule{
 	// NO_RECORDS
 	rn(cNone, 3.0, "norecords.none_found", `no (\w+ ){0,2}(records|documents|files|emails|data)( were| was| have been| could be)? (found|located|identified|exist|responsive)|no responsive (records|documents)|no such (records|documents)|no records (exist|were located)`),
 	rn(cNone, 2.5, "norecords.have_none", `\b(we|i|office|department|agency|city|county|town|unit|division|district) (have|has|had) no (\w+ ){0,2}(records|documents|files|information|data|e-?mails|reports|footage|recordings)\b`),
-	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?(locate|identify|find)[^.]{0,30}(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)|\b(did not|could not|were unable to|was unable to) (find|locate|identify) any\b`),
+	r(cNone, 3.0, "norecords.unable_to_locate", `(unable|not able|could not|did not|were unable|was unable|cannot|can not) (to )?((locate|find)[^.]{0,30}|identify( (any|the|all|responsive|such|those|these|additional|other|relevant|specific))* )(records|documents|files|responsive|information|e-?mails|data|reports|footage|videos|recordings)|\b(did not|could not|were unable to|was unable to) (find|locate|identify) any\b`),
 	r(cNone, 2.5, "norecords.does_not_have", `(does|do|did) not (have|maintain|possess|keep|retain|hold|create|collect) (any )?(\w+ ){0,3}(records|documents|files|data|information|database|lists?|logs?)( (responsive|that|which|related|regarding|pertaining|containing))?`),
 	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports?|lists|logs?|information)`),
 	r(cNone, 2.5, "norecords.not_in_possession", `not in (the )?(possession|custody)|(not|no longer) (\w+ )?(in|within) (our|its|the \w+'s) (possession|custody|control)`),

@@ -115,8 +115,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.ev = scoreRules(rd.lix, body)
 	rd.nameEv = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
-	rd.english = isEnglish(body, rd.tokens)
-	rd.german = !rd.english && isGerman(body, rd.tokens)
+	rd.english, rd.german = language(body, rd.tokens)
 	rd.feats = rd.features()
 	return rd
 }
@@ -195,7 +194,9 @@ func (rd *reading) hasEvidence() bool {
 		}
 	}
 	for _, e := range rd.nameEv {
-		if e.weight >= 1 {
+		// A title says what the letter is; other cues in a file name
+		// ("Invoice 2023-114 Acme Towing.pdf") may name a record.
+		if strings.HasPrefix(e.name, "title.") {
 			return true
 		}
 	}
@@ -500,44 +501,48 @@ var germanWords = map[string]bool{
 	"uns": true, "auch": true, "oder": true, "als": true, "nach": true, "zur": true,
 }
 
-// isEnglish reports whether the words of body (words, its tokens) read as
-// English; texts of fewer than 12 words are given the benefit of the doubt.
-// The parts of web and e-mail addresses are no language's words: when the
-// share falls short, it is taken again without them.
-func isEnglish(body string, words []token) bool {
+// language reports whether the words of body (words, its tokens) read as
+// English (texts of fewer than 12 words are given the benefit of the
+// doubt) or, if not, as German (at least 5 words, as large a share of
+// German function words as English needs). The parts of web and e-mail
+// addresses are no language's words: when the English share falls short,
+// both are taken without them.
+func language(body string, words []token) (english, german bool) {
 	n, share := wordShare(words, englishWords)
 	if n < 12 || share >= minEnglishShare {
-		return true
+		return true, false
 	}
-	n, share = wordShare(proseTokens(body, words), englishWords)
-	return n < 12 || share >= minEnglishShare
+	prose := proseTokens(body, words)
+	if n, share = wordShare(prose, englishWords); n < 12 || share >= minEnglishShare {
+		return true, false
+	}
+	n, share = wordShare(prose, germanWords)
+	return false, n >= 5 && share >= minEnglishShare
 }
 
-// isGerman reports whether the words of body read as German (at least 5
-// words outside web and e-mail addresses, as large a share of German
-// function words as English needs).
-func isGerman(body string, words []token) bool {
-	n, share := wordShare(proseTokens(body, words), germanWords)
-	return n >= 5 && share >= minEnglishShare
-}
-
-// proseTokens returns the tokens of body that are not part of a web or
-// e-mail address (a whitespace-delimited run holding "://", "www." or "@").
+// proseTokens returns the tokens of body (in order) that are not part of a
+// web or e-mail address: a whitespace-delimited run holding "://", "@" or
+// starting "www.". One pass over body.
 func proseTokens(body string, words []token) []token {
 	out := make([]token, 0, len(words))
-	for _, t := range words {
-		lo, hi := t.start, t.end
-		for lo > 0 && !isSpaceByte(body[lo-1]) {
-			lo--
+	t := 0
+	for lo := 0; lo < len(body) && t < len(words); {
+		for lo < len(body) && isSpaceByte(body[lo]) {
+			lo++
 		}
+		hi := lo
 		for hi < len(body) && !isSpaceByte(body[hi]) {
 			hi++
 		}
 		run := body[lo:hi]
-		if strings.Contains(run, "://") || strings.Contains(run, "@") || strings.HasPrefix(strings.ToLower(run), "www.") {
-			continue
+		address := strings.Contains(run, "://") || strings.IndexByte(run, '@') >= 0 ||
+			len(run) >= 4 && strings.EqualFold(run[:4], "www.")
+		for ; t < len(words) && words[t].start < hi; t++ {
+			if !address {
+				out = append(out, words[t])
+			}
 		}
-		out = append(out, t)
+		lo = hi
 	}
 	return out
 }

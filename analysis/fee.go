@@ -166,8 +166,13 @@ func limitBefore(pre string) bool {
 	return len(gap) <= 70 && !limitGapStopRe.MatchString(gap) && limitTailRe.MatchString(gap)
 }
 
-// overLimitRe: the sentence sets a cost against a limit it exceeds.
-var overLimitRe = regexp.MustCompile(`(?i)\b(exceed\w*|above|over|more than|beyond|in excess of|greater than|outside)\b[^.;]{0,40}?\b(limit|ceiling)\b`)
+// overLimitRe: the sentence sets a cost against a statutory cost limit it
+// exceeds ("exceeds the appropriate limit", "above the £450.00 limit").
+var overLimitRe = regexp.MustCompile(`(?i)\b(exceed\w*|above|over|more than|beyond|in excess of|greater than|outside)\b(?:[^.;]|\.\d){0,40}?(\b(appropriate|cost|costs|statutory|prescribed|fees?|financial|upper) (limit|ceiling)|[£$€]\s?\d[\d,]*(\.\d+)? (cost )?(limit|ceiling))\b`)
+
+// ownLimitRe: the limit is the requester's own ("the $50 limit stated in
+// your request"): a cost over it is a quote to approve.
+var ownLimitRe = regexp.MustCompile(`(?i)\b(you|your)\b[^.;]{0,40}\b(set|stated|specified|indicated|agreed|authori[sz]ed|gave|provided|willing)\b|\b(set|stated|specified|indicated|given|provided|agreed to) (in|by|with) (you|your)\b|\byour (limit|maximum|cap)\b`)
 
 // askedRe: the requester is asked to pay.
 var askedRe = regexp.MustCompile(`(?i)\b(pay\w*|remit\w*|charg\w*|deposit|invoice\w*|fee of)\b`)
@@ -191,7 +196,8 @@ func overLimit(body, lower string, start, end int) bool {
 	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
 		post = post[:loc[0]]
 	}
-	return !askedRe.MatchString(pre) && overLimitRe.MatchString(pre+" "+post)
+	s := pre + " " + post
+	return !askedRe.MatchString(pre) && overLimitRe.MatchString(s) && !ownLimitRe.MatchString(s)
 }
 
 // totalCues rank the context before an amount; the strongest match wins.

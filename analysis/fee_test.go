@@ -60,6 +60,8 @@ func TestFeeExtraction(t *testing.T) {
 		{"estimated cost above the limit", "The estimated cost of compliance is £1,350, which is above the appropriate limit.", nil, ""},
 		{"cost exceeding the limit", "Complying with your request would cost approximately £2,000, exceeding the £450 limit set by the regulations.", nil, ""},
 		{"estimate over the cost limit, US", "Our estimate of $3,200 in staff time is over the statutory cost limit, so the request is refused as written.", nil, ""},
+		{"compliance cost with pence over the limit", "It would cost £1,350.00 to comply, which exceeds the £450.00 limit.", nil, ""},
+		{"over the requester's own limit is a quote", "Processing your request will cost $180.00, which is over the $50 limit stated in your request. Please let us know if you wish to proceed.", cents(18000), "USD"},
 		{"fee asked beyond the limit", "The request exceeds the appropriate limit of £450, so we can only proceed if you pay the fee of £700.", cents(70000), "GBP"},
 		{"threshold or less", "No fee is charged because the assessable cost totals $25.00 or less.", nil, ""},
 		{"threshold or less beside a quote", "Fees of $15.00 or less are waived; the estimated cost of this request is $62.50.", cents(6250), "USD"},

@@ -47,10 +47,11 @@ func (r injectionRule) fires(lower string, ms [][]int) bool {
 var injectionRules = []injectionRule{
 	{FlagIgnoreInstructions, fre(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}\b(previous|prior|above|earlier|all|any|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|programming)\b`), nil},
 	{FlagIgnoreInstructions, fre(`(?i)\bnew instructions?\s*:`), nil},
-	// "You are now" and "act as" take a role: "you are now able to
-	// download" and "the Act as amended" / "purchase orders act as the
-	// contracts" are a letter's words.
-	{FlagRoleOverride, fre(`(?i)\b(you are now (a|an|the|my|your|in|acting|operating|free|unrestricted|no longer)\b|act as (a|an|if|though|my|your)\b( whole\b)?|act as the\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor)\b|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), regexp.MustCompile(`\bas a whole\b`)},
+	// "You are now" and "act as" take a role an assistant could be given:
+	// "you are now able to download", "you are now a registered user",
+	// "the Act as a whole", "purchase orders act as the contracts" and
+	// "this letter will act as your receipt" are a letter's words.
+	{FlagRoleOverride, fre(`(?i)\b((you are now|act as) (a|an|the|my|your)\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor|gpt|llm)\b|you are now (in (developer|god|admin|debug|unrestricted) mode|acting as|operating as|unrestricted|no longer (bound|restricted|limited))\b|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), nil},
 	{FlagRedirectRecords, fre(`(?i)\b(send|forward|e-?mail|upload|transfer|deliver|share|cc)\b[^.!?\n]{0,30}\b(all |any |the |these |those |your |this )?(documents|records|files|attachments|case files?|data|responses?|credentials|passwords?|api keys?|tokens?|conversation|correspondence)\b[^.!?\n]{0,40}\b(to|at)\b[^.!?\n]{0,20}([\w.+-]+@[\w-]+\.[\w.]+|https?://\S+)`, "@", "http"), regexp.MustCompile(`(?i)\b(request|appeal|payment|inquir|question)`)},
 	{FlagAutoApprove, fre(`(?i)\b(automatically|immediately|must|should|now)\b[^.!?\n]{0,20}\b(approve|authorize|pay|accept|mark (it|this|the case) (as )?(complete|closed))\b[^.!?\n]{0,40}\b(without|no)\b[^.!?\n]{0,20}\b(review|human|approval|checking|confirmation)\b`), nil},
 }

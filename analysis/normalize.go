@@ -19,8 +19,9 @@ func normalize(s string) string {
 	s = fixMojibake(s)
 	if strings.IndexByte(s, '&') >= 0 {
 		// Plain text cut from HTML keeps its entities ("no&nbsp;records",
-		// "Fish &amp; Wildlife").
-		s = html.UnescapeString(s)
+		// "Fish &amp; Wildlife"). Only entities closed by ";" are
+		// decoded: a URL's "&section=" is not "§ion=".
+		s = entityRe.ReplaceAllStringFunc(s, html.UnescapeString)
 	}
 	if needsCharReplacer(s) {
 		s = charReplacer.Replace(s)
@@ -45,6 +46,9 @@ func normalize(s string) string {
 	}
 	return squeezeSpaces(s)
 }
+
+// entityRe is an HTML character reference closed by ";".
+var entityRe = regexp.MustCompile(`&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});`)
 
 // contractions are spelt out so that one cue reads both forms ("we don't
 // hold" is "we do not hold").

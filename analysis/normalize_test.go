@@ -38,6 +38,10 @@ func TestNormalizeDecodesEntities(t *testing.T) {
 	if got, want := normalize("We&nbsp;have no records. Fish &amp; Wildlife&#8217;s office"), "We have no records. Fish & Wildlife's office"; got != want {
 		t.Errorf("normalize = %q, want %q", got, want)
 	}
+	// Only references closed by ";": a URL's "&section=" stays as sent.
+	if got, want := normalize("https://city.govqa.us/supporthome.aspx?sSessionID=1&section=records&amp;x=2"), "https://city.govqa.us/supporthome.aspx?sSessionID=1&section=records&x=2"; got != want {
+		t.Errorf("normalize = %q, want %q", got, want)
+	}
 	if a := analyze(t, "We&nbsp;have&nbsp;no&nbsp;records&nbsp;responsive&nbsp;to&nbsp;your&nbsp;request."); a.Class != cNone {
 		t.Errorf("entity-spaced reply: %s, want NO_RECORDS", a.Class)
 	}

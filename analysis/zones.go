@@ -32,6 +32,8 @@ var (
 
 	disclaimerRe = fre(`(?i)^[\s*_]*(confidentiality notice|confidential(ity)? (statement|disclaimer|communication)|(\*\s*)?privileged (and|&) confidential|confidential: attorney|notice: this (electronic|e-?mail|message)|disclaimer:|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)|transmission)(,)? (and|along with|including) any|this (e-?mail|email message|message|communication|electronic (mail|message|transmission)) (is intended|may contain|contains|is confidential|is for the sole)|the information (contained|transmitted) in this|if you are not the intended recipient|caution: this (e-?mail|message) originated|\[?external (e-?mail|sender)\]?|(please note: )?florida has a very broad public records? law|under florida law,? e-?mail addresses are public records)`)
 
+	// noticeLineRe: a line that belongs to a confidentiality notice.
+	noticeLineRe = regexp.MustCompile(`\b(warning|notice|confidential\w*|privileged|disclaimer|intended|recipient|this (e-?mail|message|communication|transmission))\b`)
 	// disclaimerBodyRe: words found only in a confidentiality notice.
 	disclaimerBodyRe = regexp.MustCompile(`\b(not the intended (recipient|addressee)|for the (sole |exclusive )?use of the (intended )?(recipient|addressee|individual|person|entity)|(received|receive) this (e-?mail|message|communication|transmission|electronic mail)( message)? (in|by) (error|mistake))`)
 
@@ -120,17 +122,31 @@ func split(norm string) zones {
 
 	// A confidentiality notice under a heading of its own ("IMPORTANT
 	// WARNING: This message is intended for …") does not start as the
-	// line-start patterns know; its paragraph still names the one reader it
-	// was meant for or tells a wrong one what to do.
-	if strings.Contains(lower, "intended") || strings.Contains(lower, " error") {
+	// line-start patterns know; it still names the one reader it was meant
+	// for or tells a wrong one what to do. It is dropped from the line
+	// where those words are, and from the notice lines just above it, to
+	// the end of its paragraph: a letter with no blank line before the
+	// notice keeps its own lines.
+	if strings.Contains(lower, "intended") || strings.Contains(lower, "error") || strings.Contains(lower, "mistake") {
 		for i := 0; i < len(lines); {
 			j := i
 			for j < len(lines) && drop[j] == 0 && strings.TrimSpace(lines[j]) != "" && !isAttachedMarker(lines[j]) {
 				j++
 			}
-			if j > i && disclaimerBodyRe.MatchString(strings.Join(lowers[i:j], " ")) {
-				for k := i; k < j; k++ {
-					drop[k] = 'd'
+			if j > i {
+				para := strings.Join(lowers[i:j], " ")
+				if m := disclaimerBodyRe.FindStringIndex(para); m != nil {
+					k, off := i, 0
+					for k+1 < j && off+len(lowers[k])+1 <= m[0] {
+						off += len(lowers[k]) + 1
+						k++
+					}
+					for k > i && noticeLineRe.MatchString(lowers[k-1]) {
+						k--
+					}
+					for ; k < j; k++ {
+						drop[k] = 'd'
+					}
 				}
 			}
 			i = max(j, i+1)
