@@ -307,6 +307,9 @@ var rules = []rule{
 	r(cDen, 2.0, "denial.active_investigation", `(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)[^.!?\n]{0,80}\b(exempt|withh\w*|not (be )?(released|disclosed)|deny|denied)|\b(unable to|cannot|can not|will not|not able to) (release|disclose|provide|produce)[^.!?\n]{0,80}\b(active|ongoing|pending|open) (criminal |police |law enforcement )?(investigation|case|litigation|prosecution)`),
 	rn(cDen, 2.0, "denial.exempt", `(not subject to|exempt(ed)? from|prohibited from|protected from) (public )?(disclosure|release|production|inspection)|(is|are) (confidential|privileged)( [\w-]+){0,3} (and|under|pursuant|by law)|(is|are) (generally )?exempt (under|pursuant|by|as|because|since)`),
 	r(cDen, 3.0, "denial.withheld_in_full", `withh(eld|olding) (\w+ ){0,3}in (its|their) entirety|withh(eld|olding) (\w+ ){0,3}in full|(release|disclose|produce) (no|none of the) (records|documents)`),
+	// Withholding "the information" (all of it) under an exemption is a
+	// refusal; a partial release withholds "some" or "parts of" it.
+	rn(cDen, 2.5, "denial.withholding_all", `\b(are|is|am|will be) withholding (the|this|all|that|all of the|all the) (requested )?(information|records|documents|data)\b`),
 	r(cDen, 2.5, "denial.not_required", `not (required|obligated) to (respond|provide|produce|disclose|release|answer|comply)`),
 	r(cDen, 2.0, "denial.will_not", `(will|shall|would) not (be )?(receiving|releasing|release|providing|provide|disclosing|disclose|producing|produce|fulfill|process)`),
 	r(cDen, 3.0, "denial.at_an_end", `(responsibility|obligation|duty)[^.]{0,80}(is|are) at an end`),
@@ -359,6 +362,9 @@ var rules = []rule{
 	// A release in full says so: "no information has been withheld",
 	// "there were no redactions".
 	r(cRdy, 1.5, "ready.nothing_withheld", `\b(no|none of the) (information|records|documents|portions|pages|material|content)( [\w-]+){0,2} (has|have|was|were) (been )?(withheld|redacted)\b|\bnothing (was|has been|is|had to be) (withheld|redacted)\b|\b(there (were|are) )?no redactions\b`),
+	// "I can confirm that the Council holds the information" (UK FOIA
+	// s.1(1)(a)) usually opens the answer.
+	r(cRdy, 1.0, "ready.confirmed_held", `\bcan confirm that\b[^.]{0,60}\b(holds?|hold) (the |this |that )?(information|data|records)`),
 	r(cRdy, 2.0, "ready.available", `\b(available|ready)\b[^.!?\n]{0,40}\b(download|pick ?up|retrieval|viewing|inspection)\b|\b(records?|documents?|files?|footage|videos?|copies|reports?|recordings?)( you requested| requested)? (is|are) (now )?ready\b|\b(can|may) be (accessed|viewed|downloaded|retrieved) (here|at|via|through|using|by)\b|\bdownload\b[^.!?\n]{0,40}\b(files?|records?|documents?)\b`),
 	rn(cRdy, 2.0, "ready.final", `\b(request|response)\b[^.!?\n]{0,40}\b(is|has been|was) (now )?(complete|completed|fulfilled)\b|\bfinal (production|release|installment|instalment|disclosure)\b|\bconstitutes? (the )?completion\b`),
 

@@ -321,6 +321,9 @@ func (rd *reading) facts() []fact {
 	case rd.fee.rateOnly:
 		out = append(out, fact{"rate_only", "a rate for the work"})
 	}
+	if rd.fee.reported {
+		out = append(out, fact{"reported_figure", "an amount reported as information, not asked for"})
+	}
 	if len(rd.fee.all) > 0 {
 		out = append(out, fact{"money", workflow.Money(rd.fee.all[0].cents, rd.fee.all[0].currency)})
 	}
@@ -608,6 +611,9 @@ var factPriors = map[string]Prior{
 	// form when the request's items are not questions; weaker, as a
 	// refusal can be itemised too.
 	"answers_items": {workflow.ClassRecordsReady, 1.5},
+	// An amount the reply reports ("the Council spent £2,345,678") is
+	// information given.
+	"reported_figure": {workflow.ClassRecordsReady, 1.0},
 	// Review rights are a final decision's: they speak against a mere
 	// acknowledgment (the only fact with a negative prior).
 	"review_rights": {workflow.ClassAcknowledgment, -2.0},

@@ -45,6 +45,7 @@ type feeResult struct {
 	waived   bool   // the reply says no fee is due ("fees are waived")
 	rateOnly bool   // only a rate ("$15 an hour") was stated
 	cued     bool   // the amount had a fee cue (total, deposit, rate × hours)
+	reported bool   // an amount is a figure the reply reports ("the Council spent £2,345,678")
 	reason   string
 	all      []money // every amount present, for guards
 }
@@ -497,6 +498,7 @@ func extractFeeLower(body, lower string) feeResult {
 	for _, a := range amts {
 		count[a.cents]++
 		nd := a.role == roleThreshold || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit
+		res.reported = res.reported || a.role == roleRecord
 		res.all = append(res.all, money{a.cents, a.currency, nd})
 		if nd {
 			notDue[a.cents] = true
