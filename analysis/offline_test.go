@@ -65,6 +65,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ready to pick up", cRdy, "The video footage is ready. You can pick it up at the front desk or we can mail you a USB drive."},
 		{"partial interim", cPart, "Please find attached our interim response to your request. A further disclosure will be made when the remaining files have been reviewed."},
 		{"no records we have none", cNone, "We have no records of any complaints against that officer."},
+		{"ready on an enclosed drive", cRdy, "The requested body-worn camera footage is available on the enclosed USB drive."},
 		{"ready named then attached", cRdy, "There were no redactions. The complete file is attached."},
 		{"no records there are none", cNone, "There are no reports, logs or emails matching the terms you provided."},
 		{"clarify broad", cClar, "Your request as written is overly broad. Please clarify which divisions and which date range you are interested in so we can conduct a reasonable search."},
