@@ -84,6 +84,8 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"no records emails not found", cNone, "Our search did not find any emails containing the terms you provided."},
 		{"denial open investigation", cDen, "We are unable to release the requested video because it is part of an open investigation."},
 		{"portal only, with its address", cPort, "We only accept public records requests through JustFOIA: https://county.justfoia.com/publicportal"},
+		{"ack entered in the portal for the requester", cAck, "Your request has been entered into our Public Records Center as request R24-118. You can track its progress online at https://city.govqa.us."},
+		{"ready, log in to download them", cRdy, "Your records are ready. Please log in to the Public Records Center to download them: https://city.govqa.us"},
 		{"portal submit", cPort, "We no longer accept requests by email. Please submit your request through our online portal at https://cityofx.govqa.us/WEBAPP/_rs/supporthome.aspx and create an account."},
 		{"portal nextrequest", cPort, "Thank you for registering with the City Public Records Center. Please log in to the portal to track the progress of your request: https://cityofy.nextrequest.com/requests/24-55"},
 	}
