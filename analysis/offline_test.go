@@ -32,6 +32,8 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ack forwarded internally, passive", cAck, "Your request has been forwarded to our records custodian for processing."},
 		{"ack side request ruled", cAck, "Your request for expedited processing is denied. Your request has been placed in our simple processing queue and will be handled in the order received."},
 		{"denial of the request and a side request", cDen, "Your request and your request for a fee waiver are denied."},
+		{"clarify a mailing address", cClar, "Please provide a mailing address so that we can send the records to you."},
+		{"ready mailed", cRdy, "The records have been mailed to the address you provided."},
 		{"clarify which records", cClar, "We are unable to identify which emails you are seeking. Please clarify the date range."},
 		{"extension statutory", cExt, "Due to unusual circumstances, we are extending the time to respond by an additional ten (10) working days."},
 		{"extension estimated date", cExt, "Your request is in our complex queue and there are 42 requests ahead of yours. Our estimated completion date is June 30, 2024."},
