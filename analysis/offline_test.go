@@ -80,6 +80,8 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ack gathering", cAck, "The Records Unit has your request and is gathering responsive documents."},
 		{"ack bare request received", cAck, "Request received. Reference 2024-118."},
 		{"clarify which was meant", cClar, "Are you requesting the final report only, or also the drafts?"},
+		{"no records, nothing responsive", cNone, "We checked with the Records Division and they have nothing responsive."},
+		{"ack looking into it", cAck, "Thanks for reaching out. I'm looking into this and will get back to you shortly."},
 		{"no records, a report on file", cNone, "There is no report on file for that address."},
 		{"ready all provided", cRdy, "All responsive records have been provided. This concludes our response to your request."},
 		{"no records, any of a thing", cNone, "After reviewing our records, we did not find any contracts with the vendor you listed for the time period requested."},
