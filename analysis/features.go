@@ -321,6 +321,11 @@ func (rd *reading) facts() []fact {
 	case rd.fee.rateOnly:
 		out = append(out, fact{"rate_only", "a rate for the work"})
 	}
+	if rd.fee.cents != nil && rd.fee.cued && hasAny(rd.ev, "clarify.confirm", "clarify.could_you", "clarify.decision", "clarify.please_reply") {
+		// "Please confirm before we proceed" under a quoted fee asks for
+		// consent to the fee.
+		out = append(out, fact{"fee_asks_consent", "a quoted fee, and the requester asked to confirm or decide"})
+	}
 	if rd.fee.reported {
 		out = append(out, fact{"reported_figure", "an amount reported as information, not asked for"})
 	}
@@ -610,7 +615,8 @@ var factPriors = map[string]Prior{
 	// Numbered items answered after "see our response below": the same
 	// form when the request's items are not questions; weaker, as a
 	// refusal can be itemised too.
-	"answers_items": {workflow.ClassRecordsReady, 1.5},
+	"answers_items":    {workflow.ClassRecordsReady, 1.5},
+	"fee_asks_consent": {workflow.ClassFeeQuote, 2.5},
 	// An amount the reply reports ("the Council spent £2,345,678") is
 	// information given.
 	"reported_figure": {workflow.ClassRecordsReady, 1.0},

@@ -442,6 +442,35 @@ func rateTimesHours(body string, amts []amount) (money, bool) {
 	return rateTimes(body, amts, pageUnit)
 }
 
+// forTimesRe joins a rate to the quantity that follows it: "$0.10 per page
+// for 450 pages", "$25/hr x 14 hours".
+var forTimesRe = regexp.MustCompile(`(?i)^\s*(for|x|×|times)\s+`)
+
+// quantityAfter returns the quantity that follows the rate ending at end in
+// body, in its sentence ("$0.10 per page for 450 pages"), as
+// FindAllStringSubmatch would, or nil.
+func quantityAfter(body string, end int, u quantityUnit) [][]string {
+	after := body[end:min(len(body), end+80)]
+	if loc := sentenceStopR.FindStringIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
+	m := u.post.FindStringIndex(after)
+	if m == nil {
+		return nil
+	}
+	after = after[m[1]:]
+	lead := forTimesRe.FindStringIndex(after)
+	if lead == nil {
+		return nil
+	}
+	q := u.qty.FindStringSubmatchIndex(after[lead[1]:])
+	if q == nil || q[0] != 0 {
+		return nil
+	}
+	rest := after[lead[1]:]
+	return [][]string{{rest[q[0]:q[1]], rest[q[2]:q[3]]}}
+}
+
 func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 	var total float64
 	paired := false
@@ -461,6 +490,9 @@ func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 			pre = pre[locs[len(locs)-1][1]:]
 		}
 		qs := u.qty.FindAllStringSubmatch(pre, -1)
+		if len(qs) == 0 {
+			qs = quantityAfter(body, end, u)
+		}
 		if len(qs) == 0 {
 			continue
 		}

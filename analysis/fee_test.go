@@ -28,6 +28,8 @@ func TestFeeExtraction(t *testing.T) {
 		{"minimum hours times rate", "The search will take a minimum 20 hours at $18/hour.", cents(36000), "USD"},
 		{"two rate lines", "2 hrs @ $20.00 for search, and 1 hr @ $45.00 for legal review.", cents(8500), "USD"},
 		{"pages times price", "There are 300 pages at $0.25 per page.", cents(7500), "USD"},
+		{"price then pages", "The agency will charge $0.10 per page for 450 pages. Please confirm before we proceed.", cents(4500), "USD"},
+		{"rate then hours", "Programming is billed at $25/hr x 14 hours.", cents(35000), "USD"},
 		{"range takes the upper estimate", "We estimate the cost at between $100 and $250, depending on the volume.", cents(25000), "USD"},
 		{"dash range", "The estimated fee is $40 - $65.", cents(6500), "USD"},
 		{"asked amount after a waiver", "The total cost would be $76.00. One hour has been waived. Please remit a check in the amount of $38.00.", cents(3800), "USD"},

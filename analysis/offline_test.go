@@ -39,6 +39,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"extension estimated date", cExt, "Your request is in our complex queue and there are 42 requests ahead of yours. Our estimated completion date is June 30, 2024."},
 		{"fee total", cFee, "The estimated cost to fulfill your request is $84.20. Please remit a check payable to the Town of Avon before we begin processing."},
 		{"fee hourly times hours", cFee, "Staff will need 6 hours at $22.50 per hour to search and redact the emails. Let us know if you wish to proceed."},
+		{"fee per page, confirm before we proceed", cFee, "The agency will charge $0.10 per page for 450 pages. Please confirm before we proceed."},
 		{"fee rate only", cFee, "Retrieval is billed at $40 per hour; we cannot tell yet how long it will take. Please let us know if you are willing to proceed with that cost."},
 		{"fee unpaid invoice", cFee, "We have not received payment for the invoice sent last month. We cannot continue until the invoice is paid in full."},
 		{"denial exemption", cDen, "Your request is denied. The records are exempt from disclosure under Government Code 7927.705 because release would constitute an unwarranted invasion of personal privacy."},
