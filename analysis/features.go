@@ -615,7 +615,9 @@ var factPriors = map[string]Prior{
 	// Numbered items answered after "see our response below": the same
 	// form when the request's items are not questions; weaker, as a
 	// refusal can be itemised too.
-	"answers_items":    {workflow.ClassRecordsReady, 1.5},
+	"answers_items": {workflow.ClassRecordsReady, 1.5},
+	// A quoted fee with "please confirm before we proceed" asks for
+	// consent to the fee, not for a clarification.
 	"fee_asks_consent": {workflow.ClassFeeQuote, 2.5},
 	// An amount the reply reports ("the Council spent £2,345,678") is
 	// information given.
