@@ -122,6 +122,24 @@ var (
 	sentenceStopR = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
 
+// sentenceTail returns the part of pre (text before an amount) after its
+// last sentence stop: the amount's own sentence so far.
+func sentenceTail(pre string) string {
+	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+		return pre[locs[len(locs)-1][1]:]
+	}
+	return pre
+}
+
+// sentenceHead returns the part of post (text after an amount) before its
+// first sentence stop: the rest of the amount's sentence.
+func sentenceHead(post string) string {
+	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
+		return post[:loc[0]]
+	}
+	return post
+}
+
 const (
 	// paidThing is what a requester pays: a fee, a payment, a cheque.
 	paidThing = `(fee|payment|deposit|cheque|check|remittance)`
@@ -139,9 +157,7 @@ func boundIsThreshold(pre, post string) bool {
 	if thresholdWaivedRe.MatchString(post) {
 		return true
 	}
-	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
-		pre = pre[locs[len(locs)-1][1]:]
-	}
+	pre = sentenceTail(pre)
 	return thresholdCondRe.MatchString(pre)
 }
 
@@ -152,9 +168,7 @@ func boundIsThreshold(pre, post string) bool {
 // appropriate limit", "the cost limit") may be a few words from its amount;
 // a bare "limit" must be joined to it directly ("limit of", "threshold is").
 func limitBefore(pre string) bool {
-	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
-		pre = pre[locs[len(locs)-1][1]:]
-	}
+	pre = sentenceTail(pre)
 	ms := limitNounRe.FindAllStringSubmatchIndex(pre, -1)
 	if len(ms) == 0 {
 		return false
@@ -190,13 +204,9 @@ func overLimit(body, lower string, start, end int) bool {
 		return false
 	}
 	pre := body[lo:start]
-	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
-		pre = pre[locs[len(locs)-1][1]:]
-	}
+	pre = sentenceTail(pre)
 	post := body[end:hi]
-	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
-		post = post[:loc[0]]
-	}
+	post = sentenceHead(post)
 	s := pre + " " + post
 	return !askedRe.MatchString(pre) && overLimitRe.MatchString(s) && !ownLimitRe.MatchString(s)
 }
@@ -451,9 +461,7 @@ var forTimesRe = regexp.MustCompile(`(?i)^\s*(for|x|×|times)\s+`)
 // FindAllStringSubmatch would, or nil.
 func quantityAfter(body string, end int, u quantityUnit) [][]string {
 	after := body[end:min(len(body), end+80)]
-	if loc := sentenceStopR.FindStringIndex(after); loc != nil {
-		after = after[:loc[0]]
-	}
+	after = sentenceHead(after)
 	m := u.post.FindStringIndex(after)
 	if m == nil {
 		return nil
@@ -486,9 +494,7 @@ func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 			continue
 		}
 		// Only look inside the current sentence.
-		if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
-			pre = pre[locs[len(locs)-1][1]:]
-		}
+		pre = sentenceTail(pre)
 		qs := u.qty.FindAllStringSubmatch(pre, -1)
 		if len(qs) == 0 {
 			qs = quantityAfter(body, end, u)
