@@ -297,13 +297,22 @@ var downloadPhraseRe = fre(`(?i)(files?|records?|documents?) (are |is )?(now )?a
 // ---- exemptions ----
 
 var (
-	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*)`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit")
+	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*|(?:section|s\.|regulation|reg\.)\s?(?:\d{1,3}[a-z]?(?:\s?\(\w{1,4}\))+|(?:2[1-9]|3\d|4[0-4])\b))`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit", "refus")
 	// exemptContext: a citation counts when one of these is within 250
 	// bytes before it or 60 after; exemptNot: not when its own sentence is
 	// about appeals, fees or time.
-	exemptContext = []string{"exempt", "withh", "redact", "denied", "deny", "not subject to", "confidential", "protected", "privacy", "privilege", "not required to", "prohibit"}
+	exemptContext = []string{"exempt", "withh", "redact", "denied", "deny", "refus", "not subject to", "confidential", "protected", "privacy", "privilege", "not required to", "prohibit"}
 	exemptNot     = []string{"appeal", " fee ", " fees", "charge", "extension", "deposit", " cost", "additional time", "copy of the record", "programming"}
 )
+
+// sectionCite reports whether a citation extractExemptions found is a
+// section of an FOI Act ("section 43(2)", "s.40(2)", "regulation
+// 12(4)(b)": the UK form; Illinois' "Section 7(1)(c)" too), not a US
+// exemption number or a code section.
+func sectionCite(cite string) bool {
+	c := strings.ToLower(cite)
+	return strings.HasPrefix(c, "section") || strings.HasPrefix(c, "s.") || strings.HasPrefix(c, "reg")
+}
 
 // extractExemptions lists the legal citations the agency relied on to
 // withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
@@ -339,6 +348,25 @@ func extractExemptions(body string, lix *gramIndex) []string {
 			if len(out) == 12 {
 				return out
 			}
+		}
+	}
+	return dropGeneralCites(out)
+}
+
+// dropGeneralCites drops a bare citation that a more specific one in the
+// list refines ("Section 42" beside "section 42(1)").
+func dropGeneralCites(cites []string) []string {
+	out := cites[:0]
+	for _, c := range cites {
+		general := false
+		for _, o := range cites {
+			if len(o) > len(c) && strings.EqualFold(o[:len(c)], c) && o[len(c)] == '(' {
+				general = true
+				break
+			}
+		}
+		if !general {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -332,8 +333,22 @@ func (rd *reading) facts() []fact {
 	if len(rd.fee.all) > 0 {
 		out = append(out, fact{"money", workflow.Money(rd.fee.all[0].cents, rd.fee.all[0].currency)})
 	}
-	if len(rd.exemptions) > 0 {
-		out = append(out, fact{"exemption_cited", rd.exemptions[0]})
+	// A US exemption ("(b)(6)", "Gov. Code 7923.600") and a section of an
+	// FOI Act ("section 43(2)", UK FOIA 2000 Part II) are two citation
+	// systems: each its own fact, each weighted by its own replies.
+	var us, section string
+	for _, e := range rd.exemptions {
+		if sectionCite(e) {
+			section = cmp.Or(section, e)
+		} else {
+			us = cmp.Or(us, e)
+		}
+	}
+	if us != "" {
+		out = append(out, fact{"exemption_cited", us})
+	}
+	if section != "" {
+		out = append(out, fact{"section_cited", section})
 	}
 	if rd.portalVendor != "" {
 		out = append(out, fact{"portal_vendor", rd.portalVendor})

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,15 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"partial edited copy (WA)", cPart, "I have decided to give you access to an edited copy of the documents. Some matter has been deleted because it is exempt under clause 3(1) of Schedule 1 to the FOI Act."},
 		{"denial access cannot be granted (EU)", cDen, "Having examined the requested documents under Regulation (EC) No 1049/2001, I regret to inform you that access cannot be granted, as disclosure would undermine the protection of the public interest as regards international relations."},
 		{"extension time limit extended (EU)", cExt, "Unfortunately, we are not in a position to reply within the prescribed 15 working days. In accordance with Article 7(3) of Regulation 1049/2001, the time limit is extended by 15 working days."},
+		{"extension first installment promised", cExt, "Pursuant to RCW 42.56.520, the Port anticipates providing a first installment of records on or before March 3, 2023."},
+		{"extension unable to complete within the statutory time", cExt, "Due to the volume of requests, the Department is unable to complete your request within the statutory timeframe. We now estimate that your request will be completed by February 28, 2023."},
+		{"extension late apology (UK)", cExt, "I am sorry that we have not been able to respond to your request within 20 working days. We are still gathering the information."},
+		{"no records search returned zero", cNone, "Our search of the dispatch logs for that address returned zero results."},
+		{"no records main file (FBI)", cNone, "We conducted a search of the Central Records System. We were unable to identify main file records responsive to the FOIA."},
+		{"clarify reasonable specificity", cClar, "We are unable to process your request as written because it does not identify the records with reasonable specificity. Please reformulate your request."},
+		{"portal requests for a kind must be made through", cPort, "Please note that all requests for police reports must be made through our online records request system. Emailed requests cannot be processed."},
+		{"wrong agency not responsible (UK)", cWrng, "Please note that the Council is not responsible for bus services in the city. This information may be held by the Combined Authority."},
+		{"denial withholding it (UK)", cDen, "The Council holds the information you have requested. However, we are withholding it under section 31(1)(a) of the FOI Act as disclosure would be likely to prejudice the prevention of crime."},
 		{"denial declines to produce", cDen, "The County declines to produce the requested records because they are attorney work product."},
 		{"denial confidential by statute", cDen, "The requested records are confidential juvenile records under Welfare and Institutions Code section 827 and cannot be released."},
 		{"denial appeal missed", cDen, "You missed the deadline to appeal our determination. We consider the matter closed."},
@@ -540,5 +550,27 @@ func TestAttachmentTitlesSayWhatTheLetterIs(t *testing.T) {
 	}
 	if a := analyze(t, "See attached.\n[Attachments: 2024-118 Denial Letter.pdf]"); a.Class != workflow.ClassDenial {
 		t.Errorf("archive attachment line: %s, want DENIAL", a.Class)
+	}
+}
+
+// TestExemptionsReadActSections: a refusal under a section of an FOI Act
+// (UK FOIA 2000 Part II, EIR regulations, Illinois' Section 7(1)(c))
+// cites its exemption, so the denial is not judged weak and an appeal
+// does not say that none was cited.
+func TestExemptionsReadActSections(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"The Council considers that the information you requested is exempt from disclosure under section 43(2) of the Freedom of Information Act 2000. We have concluded that the public interest favours maintaining the exemption.", []string{"section 43(2)"}},
+		{"Your request is denied. Personnel records are exempt from disclosure under Section 7(1)(c) of the Illinois Freedom of Information Act.", []string{"Section 7(1)(c)"}},
+		{"We are refusing your request under section 36 of the Act, as disclosure would prejudice the effective conduct of public affairs.", []string{"section 36"}},
+	}
+	for _, tc := range cases {
+		a := analyze(t, tc.text)
+		if a.Class != workflow.ClassDenial || !slices.Equal(a.Exemptions, tc.want) || a.DenialWeak {
+			t.Errorf("%q: class %s exemptions %q weak %v, want DENIAL %q not weak\n%s", tc.text, a.Class, a.Exemptions, a.DenialWeak, tc.want, strings.Join(a.Reasons, "\n"))
+		}
 	}
 }
