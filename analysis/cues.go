@@ -244,13 +244,13 @@ var rules = []rule{
 	// ACKNOWLEDGMENT
 	r(cAck, 3.5, "ack.acknowledge_receipt", `acknowledg(e|es|ing|ment of) (the )?receipt|this (letter|e-?mail|message|notice|is to) (is to )?acknowledges?\b|(confirm(s|ing)?|confirmation of) receipt of your|confirm(s|ing|ation)? (that )?your (\w+ ){0,3}(request|message|e-?mail|enquiry|inquiry|submission) (has been|was|is) (received|submitted|logged)`),
 	r(cAck, 1.5, "ack.received_request", `\brequest received[.!:]|\b(we|i|office|department|agency|unit|division) (have|has) received your (\w+ ){0,5}(request|appeal)|(is|are) in receipt of your|your (\w+ ){0,5}request (has been|was) (received|logged|entered|assigned|opened)`),
-	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)`),
+	r(cAck, 1.5, "ack.assigned_number", `(assigned|given) (the |a |case |request )?(tracking|request|reference|case|control|log) (number|no\b|#)|has been assigned (case|request|tracking)|\byour (\w+ )?(request|reference|tracking|case|confirmation) (number|no\b|#|id) is\b`),
 	r(cAck, 1.5, "ack.being_processed", `(is|are) (currently )?being (processed|reviewed|worked on)|will be processed|(placed|assigned|reassigned) (it |your request )?(in|to|into) (the |our )?[\w-]+ ?(\w+ )?(processing )?queue|in the order (it was|they were|requests are) received|\b(is|are|am) (currently |now )?(gathering|collecting|compiling|locating|pulling|searching for) (the |any |all |your )?(responsive |requested |relevant )?(records|documents|files|information|e-?mails|materials)`),
 	r(cAck, 2.0, "ack.forwarded_internally", `(\b(i'?ll|i will|we will|we'll|i have|we have) (forward|forwarded|send|sent|pass|passed|route|routed) (this|it|your (request|e-?mail|message))|\b(this|it|your (request|e-?mail|message)) (has been|was|is being|will be) (forwarded|sent|passed|routed)) (on |along )?to (her|him|them|the appropriate (person|staff)|our|the (person|staff|records))`),
-	r(cAck, 1.5, "ack.will_respond", `\b(i am|i'm|we are|we're) (currently )?(looking into|working on) (this|it|your request)\b|\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)`),
+	r(cAck, 1.5, "ack.will_respond", `\b(i am|i'm|we are|we're) (currently )?(looking into|working on) (this|it|your request)\b|\b(we|i) will (respond|get back to you|be in touch|follow up|contact you|notify you|let you know)|\byou will (receive|be sent|get) (updates|an update|status updates|notifications?|an e-?mail (notification|update|when))\b`),
 	r(cAck, 0.5, "ack.thanks_for_request", `thank you for (your|submitting|contacting)[^.]{0,40}(request|inquiry)`),
 	r(cAck, 1.0, "ack.out_of_office", `(is|am|are) (out|off|away)( of the office)? (today|this week|until)|out of the office`),
-	r(cAck, 2.0, "ack.logged", `(has|have) (now )?been (logged|registered|recorded|opened)\b|(logged|registered) (as|under) (a|an|the) |(will be|is being) (dealt with|handled|considered|processed) (under|in accordance with) the`),
+	r(cAck, 2.0, "ack.logged", `(has|have) (now )?been (logged|registered|recorded|opened)\b|(logged|registered) (as|under) (a|an|the|reference|ref|number|no)\b|(will be|is being) (dealt with|handled|considered|processed) (under|in accordance with) the`),
 	keyed(r(cAck, 1.5, "ack.respond_within", `(must|will|should|aim to|expect to|endeavou?r to) (respond|reply|provide (you with )?(a|our) (response|reply))[^.]{0,40}within (\d+|[a-z]+)( \(\d+\))? (working |business |calendar )?days|(you )?should (expect to )?receive (a|our) (response|reply)`), "within", "should receive", "should expect"),
 	r(cAck, 2.0, "ack.automatic_reply", `\b(automatic|automated|auto-?generated) (reply|response|acknowledg\w*|receipt|confirmation)|\bauto-?reply\b|this (is an|is a) (automatic|automated) `),
 	over(r(cAck, 2.0, "ack.passed_to_department", `(passed|forwarded|sent|referred|allocated|assigned) (your (request|e-?mail|enquiry) |it |this )?(on )?to the (relevant|appropriate|correct|responsible) (department|service|team|officer|section|person|staff|division|unit)`), "wrong.referred"),
@@ -263,7 +263,7 @@ var rules = []rule{
 	over(r(cAck, 3.0, "ack.in_portal", `\b(request|it)( [\w#-]+){0,2} (has been|was|is) (entered|created|logged|submitted|opened|added|registered) (into|in|on|through|to) (our|the) [^.]{0,40}(portal|center|centre|system|nextrequest|govqa)\b|\b(entered|submitted|created|logged) (it|your request|the request)( [^.]{0,40})? on your behalf\b`), "portal.track", "portal.login"),
 	r(cAck, 1.5, "ack.duplicate_request", `(identical|duplicate|same as) (to )?(a |your )?(previous|earlier|prior|existing) request|already (been )?(received|logged|submitted) (a|this|your) request`),
 	r(cAck, 1.5, "ack.received_your", `\b(received|receipt)\b[^.!?\n]{0,60}\b(your|the|this)\b[^.!?\n]{0,30}\b(request|application|e-?mail|message|correspondence|enquiry|inquiry)\b`),
-	r(cAck, 1.5, "ack.will_act", `\bwill (determine|review|process|respond|provide|notify|contact|forward|coordinate|search|gather|compile|be (in touch|reviewing|processing|responding|contacting))\b`),
+	r(cAck, 1.5, "ack.will_act", `\bwill (determine|review|process|handle|respond|provide|notify|contact|forward|coordinate|search|gather|compile|be (in touch|reviewing|processing|responding|contacting))\b`),
 	r(cAck, 1.0, "ack.status_check", `\b(check|track|view|monitor) the (status|progress)\b|status of (your|the|this) request`),
 
 	// EXTENSION
@@ -285,7 +285,7 @@ var rules = []rule{
 	r(cExt, 1.5, "ext.takes_duration", `(take|require|need|be completed in|completed within|complete within|ready in|available in) (approximately |about |an estimated |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)( \(\d+\))? (more )?(business |working |calendar )?(days|weeks|months|years)`),
 	r(cExt, 1.0, "ext.statute_extension", `7922\.535|6253\(c\)|552\(a\)\(6\)\(b\)|15\.235\(2\)`),
 	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time|\b(need|needs|require|requires|will need|will require) until\b`),
-	r(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b`),
+	r(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
 	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
 	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
 	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
@@ -344,7 +344,7 @@ var rules = []rule{
 	r(cRdy, 2.0, "ready.download", `(files?|records?|documents?) (are |is )?(now )?available (for you )?(to|for) (download|pick ?up|review)|available for download|ready for (pick ?up|download|release|collection)|(download|access) (the |your )?(records|files|documents)`),
 	rn(cRdy, 3.0, "ready.completed", `(request|it) (has been|is|was|have been) (completed|fulfilled|satisfied)|completed (your|the|this) request|request (is )?complete\b`),
 	r(cRdy, 2.0, "ready.link", `(via|through|using|in|at) (a|the) (sharefile|share ?file|dropbox|box|google drive|onedrive|sharepoint|secure|download|file ?share)( link)?|use the links? (below|above) to (access|download|view)|in the share with`),
-	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)`),
+	r(cRdy, 1.5, "ready.disclosing", `(is |are |am |we are |i am )(disclosing|releasing|producing|providing|sending) (\w+ )?(the |these |your )?(documents|records|files|materials)|release of [^.]{0,40}(records|materials|documents)|\b(am|are|is) (releasing|disclosing|providing) ([\w']+ ){1,4}(to you )?in full\b|\bgrant(ed|ing)? (you )?(your request|the request|access|full access)( to [\w ]{0,30})? in full\b`),
 	r(cRdy, 1.0, "ready.sent", `(sent|mailed|provided|emailed|delivered|shipped) (out )?to you`),
 	keyed(r(cRdy, 0.5, "ready.response_below", `please (find|see)\b[^.!?\n]{0,60}\b(response|information|answers?|reply|documents|records|data)\b[^.!?\n]{0,40}\b(below|attached|enclosed|as follows)|please (find|see) (attached|enclosed|below)[^.!?\n]{0,80}\b(response|information|documents|records|reply|answers?|data)\b|\b(response|information|answers?)\b[^.!?\n]{0,40}\b(is|are)? ?(set out|provided|given|shown) below|\bresponse\b[^.!?\n]{0,30}\b(is|are) as follows|\b(our )?(response|answer):`), "below", "as follows", "response:", "answer:", "attached", "enclosed"),
 	r(cRdy, 2.0, "ready.information_provided", `(i|we) (have|are|am) (now )?(attached|enclosed|provided|providing|disclosed|disclosing|released|releasing|supplied|supplying) ([\w()-]+ ){0,5}(information|records|documents|data|copies|spreadsheet|report|file|response|pages)\b|(information|records|documents|data) (you requested|requested) (is|are) (attached|enclosed|below)|here (is|are) the (information|records|documents|data)`),
@@ -395,7 +395,7 @@ var rules = []rule{
 	// CLARIFICATION_REQUEST
 	rn(cClar, 2.5, "clarify.clarify", `\bclarif(y|ying|ication)\b`),
 	r(cClar, 2.0, "clarify.narrow", `\bnarrow(ing)? (\w+ )?(request|scope|search)|more specific|be specific|\bspecify\b|reasonably describe|additional (details|information) (about|regarding|on|to)`),
-	r(cClar, 2.5, "clarify.too_broad", `overly broad|unreasonably burdensome|too broad|reasonable specificity|(reformulate|rephrase) (your|the|this) request|unable to process (it|your request|the request|this request) as (it is |currently )?written|not specific enough|insufficient (detail|description|information)|does not (reasonably )?describe|not a valid request|unduly burdensome`),
+	r(cClar, 2.5, "clarify.too_broad", `overly broad|unreasonably burdensome|too broad|reasonable specificity|(reformulate|rephrase|revise|refine|amend) (your|the|this) request|unable to process (it|your request|the request|this request) as (it is |currently )?written|not specific enough|insufficient (detail|description|information)|does not (reasonably )?describe|not a valid request|unduly burdensome`),
 	r(cClar, 2.5, "clarify.on_hold", `(held in abeyance|on hold|paused|tolled) pending (a |your )?(response|clarification|reply)|(we|i) (need|require) (additional|more|further) information|(need|require) (you to|your) (provide|confirm|clarify)`),
 	r(cClar, 2.0, "clarify.decision", `(would you like|do you want|do you wish|please (indicate|tell us|let us know) which|which (of|option|records|one))|(reply|respond|let (me|us) know)[^.]{0,30}with (that|your) (decision|choice|answer|preference)|if you would like[^.]{0,120}(reply|respond|let me know|let us know|advise)`),
 	r(cClar, 2.0, "clarify.confirm", `((please|kindly|can you|could you|would you|you to|you must|you need to|you will need to|in order to|to) (verify|confirm) (the|your|this|that|above)|(verify|confirm) your)[^.]{0,40}(e-?mail|address|identity|receipt|request|information)|(confirm|advise)[^.]{0,20}(whether|if|that) you (did not |have |had |still )?(receive|received|want|wish|would)|please (advise|confirm)\b`),
@@ -433,7 +433,7 @@ var rules = []rule{
 	r(cPort, 1.5, "portal.track", `track (the )?(progress|status) of (your|this|the) request|(public|open) records (portal|center)|records request (portal|center)|online portal`),
 	r(cPort, 1.0, "portal.use_link", `(use|utilize|go to|click|visit) the (below |above |following )?(link|portal|url|website)`),
 	keyed(r(cPort, 2.0, "portal.online_form", `(use|complete|fill (in|out)|submit) (the|our|an) (online|web|electronic) (form|portal|request form)|(via|through|using) (the|our) (online|web) (form|portal|request system)|(no longer|do not|don't|cannot|can not) accept[^.]{0,40}(e-?mail|requests|submissions)`), "online", "web", "electronic", "accept"),
-	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request|submit (it|your request|the request) (again|through|via|on|using)`),
+	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request (through|via|on|using|at|online|in)\b|submit (it|your request|the request) (again|through|via|on|using)`),
 
 	// German replies (IFG, UIG, VIG and the Länder's transparency and
 	// information-access laws, as FragDenStaat requests get them). English
@@ -797,7 +797,7 @@ func overrides(a, b string) bool {
 // paragraph's end.
 var (
 	restatedAboutRe = fre(`\b(your|the) (request|application|enquiry|inquiry|e-?mail|foi request|freedom of information request)( for information| for records)? (relating to|concerning|regarding|about|in relation to|in respect of|on the subject of)\b`)
-	restatedAskRe   = fre(`\b(you asked|you requested|you have asked|you have requested|your request( was)?|request)\s*:`)
+	restatedAskRe   = fre(`\b(you asked|you requested|you have asked|you have requested|your request( was)?|request( details| description| summary| text)?|(records?|information|documents?) requested|description of (the )?(records?|information|documents?)( (requested|sought))?)\s*:`)
 	restatedEndRe   = regexp.MustCompile(`which we received|received on|\. |\?|\n|(our )?(response|answer):`)
 )
 
@@ -834,6 +834,11 @@ func restatedSpans(ix *gramIndex) [][2]int {
 	lower := ix.text
 	var out [][2]int
 	add := func(from int, skipSentenceEnd bool) {
+		// A heading's words may start on the next line ("Request
+		// details:\nAll records of …").
+		for from < len(lower) && (lower[from] == ' ' || lower[from] == '\n') {
+			from++
+		}
 		rest := lower[from:min(len(lower), from+600)]
 		end := len(rest)
 		// The matches restatedEndRe.FindAllStringIndex would list, one at
