@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -268,6 +269,7 @@ func findAmounts(body string) []amount { return findAmountsLower(body, asciiLowe
 // findAmountsLower is findAmounts; lower is asciiLower(body).
 func findAmountsLower(body, lower string) []amount {
 	var out []amount
+	dollar := "" // the reply's "$" (dollarCurrency), read at the first one
 	for _, m := range moneyRe.allSubmatchIndex(body, lower) {
 		var whole, frac, cur string
 		if m[4] >= 0 {
@@ -287,7 +289,14 @@ func findAmountsLower(body, lower string) []amount {
 		if !ok {
 			continue
 		}
-		a := amount{cents: c, currency: currencyCode(cur), start: m[0], text: body[m[0]:m[1]]}
+		code := currencyCode(cur)
+		if code == "" {
+			if dollar == "" {
+				dollar = dollarCurrency(lower)
+			}
+			code = dollar
+		}
+		a := amount{cents: c, currency: code, start: m[0], text: body[m[0]:m[1]]}
 		pre := before(body, m[0], 100)
 		post := after(body, m[1], 40)
 		switch {
@@ -367,7 +376,8 @@ func markLimitRates(body string, amts []amount) {
 	}
 }
 
-// currencyCode maps a currency symbol, code or word to ISO 4217.
+// currencyCode maps a currency symbol, code or word to ISO 4217, and a
+// bare "$" or "dollars" to "" (the reply's dollar: dollarCurrency).
 func currencyCode(s string) string {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "£", "gbp", "pounds":
@@ -380,9 +390,51 @@ func currencyCode(s string) string {
 		return "CAD"
 	case "nz$", "nzd":
 		return "NZD"
+	case "$", "dollars":
+		return "" // the reply's dollar: dollarCurrency
 	default:
 		return "USD"
 	}
+}
+
+// dollarMarkers name a jurisdiction whose dollar is not the US dollar,
+// and usMarkers a US records law; lower-cased.
+var (
+	dollarMarkers = []struct {
+		code    string
+		markers []string
+	}{
+		{"AUD", []string{"australia", "(cth)", ".gov.au", "gipa act"}},
+		{"CAD", []string{"canada", "canadian", ".gc.ca", "access to information act", "atip", "ontario", "british columbia", "alberta", "manitoba", "saskatchewan", "nova scotia"}},
+		{"NZD", []string{"new zealand", "official information act", ".govt.nz", "lgoima"}},
+	}
+	usMarkers = []string{"foia", "u.s.c", "united states", "public records act", "open records", "right to know", "right-to-know", "public information act", "sunshine law", "freedom of information law"}
+)
+
+// dollarCurrency is the ISO 4217 code of a bare "$" in a reply (lower,
+// lower-cased): AUD, CAD or NZD when the reply names that one jurisdiction
+// (the Western Australian FOI Act 1992, Canada's Access to Information
+// Act, New Zealand's Official Information Act 1982) and no US records law;
+// else USD.
+func dollarCurrency(lower string) string {
+	for _, m := range usMarkers {
+		if strings.Contains(lower, m) {
+			return "USD"
+		}
+	}
+	found := ""
+	for _, d := range dollarMarkers {
+		for _, m := range d.markers {
+			if strings.Contains(lower, m) {
+				if found != "" && found != d.code {
+					return "USD" // two jurisdictions named: not read
+				}
+				found = d.code
+				break
+			}
+		}
+	}
+	return cmp.Or(found, "USD")
 }
 
 // tableTotals reads OCR'd invoice tables where the amount sits on its own
