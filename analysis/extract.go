@@ -75,8 +75,13 @@ var (
 	dateDMY     = newFullRe(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
 	dateSlash   = newFullRe(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
 	dateISO     = newFullRe(`\b(\d{4})-(\d{2})-(\d{2})\b`)
-	deadlineCue = regexp.MustCompile(`(?i)(\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until)[^.]{0,40}$`)
-	pastDateCue = regexp.MustCompile(`(?i)(dated|received( on)?|sent( to you)?( on)?|submitted( on)?|filed( on)?|since|letter of|request of|email of|from|issued( on)?|on)\s*$`)
+	// deadlineCue introduces a date as a deadline when it ends at most 40
+	// bytes before the date with no "." between (deadlineBefore).
+	deadlineCue = regexp.MustCompile(`(?i)\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until`)
+	// pastDateWords, ending the text just before a date, make it a past
+	// date ("received on", "letter of"); "on" covers "received on" and
+	// the like.
+	pastDateWords = []string{"dated", "received", "sent", "sent to you", "submitted", "filed", "since", "letter of", "request of", "email of", "from", "issued", "on"}
 	relDaysRe   = regexp.MustCompile(`(?i)\b(additional|within|in|extend\w* (by|for)?|take|approximately|another)\s+(?:up to\s+)?(?:an additional\s+)?(\w+\s+)?\(?(\d+)\)?\s+(business |working |calendar )?(days|weeks|months|years)\b`)
 	monthIndex  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
@@ -132,6 +137,30 @@ func findDates(s string, ix *gramIndex) []foundDate {
 	return out
 }
 
+// pastDateBefore reports whether pre, the text just before a date, ends
+// in one of pastDateWords (spaces after it allowed).
+func pastDateBefore(pre string) bool {
+	t := strings.ToLower(strings.TrimRight(pre, " \t\r\n"))
+	for _, w := range pastDateWords {
+		if strings.HasSuffix(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// deadlineBefore reports whether a deadlineCue ends in pre at most 40
+// bytes before its end, with no "." after it.
+func deadlineBefore(pre string) bool {
+	tail := pre[strings.LastIndexByte(pre, '.')+1:]
+	for _, m := range deadlineCue.FindAllStringIndex(tail, -1) {
+		if len(tail)-m[1] <= 40 {
+			return true
+		}
+	}
+	return false
+}
+
 // extractDeadline finds the estimated completion / response date: the first
 // date introduced by a deadline cue ("by", "on or before", "estimated
 // completion date"), not in the past relative to received (when known); else
@@ -140,7 +169,7 @@ func extractDeadline(body string, received time.Time, bix *gramIndex) (*time.Tim
 	var best *foundDate
 	for _, d := range findDates(body, bix) {
 		pre := body[max(0, d.start-60):d.start]
-		if pastDateCue.MatchString(pre) || !deadlineCue.MatchString(pre) {
+		if pastDateBefore(pre) || !deadlineBefore(pre) {
 			continue
 		}
 		if !received.IsZero() && d.t.Before(received.UTC().Truncate(24*time.Hour).Add(-24*time.Hour)) {

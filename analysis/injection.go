@@ -51,7 +51,12 @@ var injectionRules = []injectionRule{
 	// "you are now able to download", "you are now a registered user",
 	// "the Act as a whole", "purchase orders act as the contracts" and
 	// "this letter will act as your receipt" are a letter's words.
-	{FlagRoleOverride, fre(`(?i)\b((you are now|act as) (a|an|the|my|your)\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor|gpt|llm)\b|you are now (in (developer|god|admin|debug|unrestricted) mode|acting as|operating as|unrestricted|no longer (bound|restricted|limited))\b|pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak|\[/?(system|inst)\]|<\|?(system|im_start)\|?>)`), nil},
+	// One pattern per literal start, so that each runs only where its
+	// words occur ("as a" and "system" alone are in most letters).
+	{FlagRoleOverride, fre(`(?i)\b(you are now|act as) (a|an|the|my|your)\b[^.!?\n]{0,30}\b(ai|assistant|agent|model|bot|chatbot|system|admin\w*|developer|reviewer|approver|supervisor|gpt|llm)\b`), nil},
+	{FlagRoleOverride, fre(`(?i)\byou are now (in (developer|god|admin|debug|unrestricted) mode|acting as|operating as|unrestricted|no longer (bound|restricted|limited))\b`), nil},
+	{FlagRoleOverride, fre(`(?i)\b(pretend to be|as an ai\b|as a language model|system prompt|developer mode|jailbreak)`), nil},
+	{FlagRoleOverride, fre(`(?i)\[/?(system|inst)\]|<\|?(system|im_start)\|?>`, "[system", "[/system", "[inst", "[/inst", "<system", "<|system", "<im_start", "<|im_start"), nil},
 	{FlagRedirectRecords, fre(`(?i)\b(send|forward|e-?mail|upload|transfer|deliver|share|cc)\b[^.!?\n]{0,30}\b(all |any |the |these |those |your |this )?(documents|records|files|attachments|case files?|data|responses?|credentials|passwords?|api keys?|tokens?|conversation|correspondence)\b[^.!?\n]{0,40}\b(to|at)\b[^.!?\n]{0,20}([\w.+-]+@[\w-]+\.[\w.]+|https?://\S+)`, "@", "http"), regexp.MustCompile(`(?i)\b(request|appeal|payment|inquir|question)`)},
 	{FlagAutoApprove, fre(`(?i)\b(automatically|immediately|must|should|now)\b[^.!?\n]{0,20}\b(approve|authorize|pay|accept|mark (it|this|the case) (as )?(complete|closed))\b[^.!?\n]{0,40}\b(without|no)\b[^.!?\n]{0,20}\b(review|human|approval|checking|confirmation)\b`), nil},
 }
