@@ -233,6 +233,41 @@ func mayStillWork(lower string) bool {
 	return strings.Contains(lower, "still ") || strings.Contains(lower, "continu")
 }
 
+// pagesReviewedRe and pagesOfRe count the pages a release letter reviewed
+// and released ("120 pages were reviewed and 96 pages are being released",
+// "96 of 120 pages are released": the FBI's and DOJ's page accounting).
+var (
+	pagesReviewedRe = regexp.MustCompile(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
+	pagesOfRe       = regexp.MustCompile(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
+)
+
+// pagesWithheld returns the page accounting of a release letter when fewer
+// pages were released than reviewed ("96 of 120 pages released"): the rest
+// were withheld.
+func pagesWithheld(lower string) (string, bool) {
+	if !strings.Contains(lower, "pages") {
+		return "", false
+	}
+	num := func(s string) int {
+		n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	if m := pagesReviewedRe.FindStringSubmatch(lower); m != nil {
+		if r, rel := num(m[1]), num(m[5]); rel >= 0 && rel < r {
+			return m[0], true
+		}
+	}
+	if m := pagesOfRe.FindStringSubmatch(lower); m != nil {
+		if rel, r := num(m[1]), num(m[4]); rel >= 0 && rel < r {
+			return m[0], true
+		}
+	}
+	return "", false
+}
+
 // notEvidence are the facts that speak only against a class (x:late,
 // x:review_rights) or say nothing of one (x:short, x:attachment, and
 // x:money: an amount that is not a quote).
@@ -371,8 +406,12 @@ func (rd *reading) facts() []fact {
 		out = append(out, fact{"not_held_but_elsewhere", "not held here, held by another body"})
 	}
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
-	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
+	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "partial.exemptions_asserted", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
+	if m, ok := pagesWithheld(rd.lower); ok {
+		out = append(out, fact{"pages_withheld", m})
+		held = true
+	}
 	if delivered && (held || mayStillWork(rd.lower) && stillWorkingRe.MatchString(rd.lower)) {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
@@ -620,6 +659,8 @@ var factPriors = map[string]Prior{
 	"amount_uncued":          {workflow.ClassFeeQuote, 2.0},
 	"rate_only":              {workflow.ClassFeeQuote, 2.5},
 	"delivered_and_withheld": {workflow.ClassPartial, 3.0},
+	// Fewer pages released than reviewed: the rest were withheld.
+	"pages_withheld": {workflow.ClassPartial, 2.5},
 	"portal_vendor":          {workflow.ClassPortalRedirect, 1.5},
 	"exemption_cited":        {workflow.ClassDenial, 1.0},
 	"not_held_but_elsewhere": {workflow.ClassWrongAgency, 1.0},
