@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -351,13 +352,33 @@ func extractExemptions(body string, lix *gramIndex) []string {
 	var out []string
 	seen := map[string]bool{}
 	lower := lix.text
+	// Where the withholding words are, looked up once in the index: a
+	// sentence is read when one lies within 250 bytes before it or 60
+	// after.
+	var ctx [][2]int // start and end of each, by start
+	var pos []int
+	for _, w := range exemptContext {
+		pos = lix.positions(w, pos[:0])
+		for _, p := range pos {
+			ctx = append(ctx, [2]int{p, p + len(w)})
+		}
+	}
+	if len(ctx) == 0 {
+		return nil
+	}
+	slices.SortFunc(ctx, func(a, b [2]int) int { return a[0] - b[0] })
+	near := func(from, to int) bool {
+		i, _ := slices.BinarySearchFunc(ctx, from, func(c [2]int, t int) int { return c[0] - t })
+		for ; i < len(ctx) && ctx[i][0] < to; i++ {
+			if ctx[i][1] <= to {
+				return true
+			}
+		}
+		return false
+	}
 	for _, sp := range sentenceSpans(lower) {
 		sent := lower[sp[0]:sp[1]]
-		if !strings.ContainsAny(sent, "0123456789") {
-			continue
-		}
-		near := lower[max(0, sp[0]-250):min(len(lower), sp[1]+60)]
-		if firstOf(near, exemptContext) == "" {
+		if !near(max(0, sp[0]-250), sp[1]+60) || !strings.ContainsAny(sent, "0123456789") {
 			continue
 		}
 		for _, m := range exemptionRe.findAllInWindow(sent, 16) {
