@@ -86,6 +86,8 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"ready here you go", cRdy, "Here you go. Let me know if you need anything else.\n\nAttachments: 2021 Budget.pdf, 2022 Budget.pdf"},
 		{"ack will reach out", cAck, "I'm the new records clerk and have taken over your request from my predecessor. I am reviewing where things stand and will reach out soon."},
 		{"clarify need to confirm which", cClar, "We have located several reports that may match your request, but we need to confirm which incident you mean. Was it on Main Street in March or on Oak Avenue in April?"},
+		{"ack still in process, records under review", cAck, "Your request is still in process. We have completed the search and are now reviewing the records for any information that may be exempt from disclosure."},
+		{"ready shared a drive folder", cRdy, "I have shared a Google Drive folder with you containing the responsive records. Please let me know if you have trouble accessing it."},
 		{"denial declines to produce", cDen, "The County declines to produce the requested records because they are attorney work product."},
 		{"denial confidential by statute", cDen, "The requested records are confidential juvenile records under Welfare and Institutions Code section 827 and cannot be released."},
 		{"denial appeal missed", cDen, "You missed the deadline to appeal our determination. We consider the matter closed."},
