@@ -3,10 +3,11 @@ package analysis
 import (
 	"net/url"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -72,10 +73,10 @@ func countDigits(s string) int {
 const monthNames = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)`
 
 var (
-	dateMDY     = fre(`(?i)\b` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
-	dateDMY     = newFullRe(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
-	dateSlash   = newFullRe(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
-	dateISO     = newFullRe(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	dateMDY   = fre(`(?i)\b` + monthNames + `\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b`)
+	dateDMY   = newFullRe(`(?i)\b(\d{1,2}) ` + monthNames + `\.?,? (\d{4})\b`)
+	dateSlash = newFullRe(`\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b`)
+	dateISO   = newFullRe(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	// deadlineCue introduces a date as a deadline when it ends at most 40
 	// bytes before the date with no "." between (deadlineBefore).
 	deadlineCue = regexp.MustCompile(`(?i)\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until`)
@@ -83,8 +84,8 @@ var (
 	// date ("received on", "letter of"); "on" covers "received on" and
 	// the like.
 	pastDateWords = []string{"dated", "received", "sent", "sent to you", "submitted", "filed", "since", "letter of", "request of", "email of", "from", "issued", "on"}
-	relDaysRe   = regexp.MustCompile(`(?i)\b(additional|within|in|extend\w* (by|for)?|take|approximately|another)\s+(?:up to\s+)?(?:an additional\s+)?(\w+\s+)?\(?(\d+)\)?\s+(business |working |calendar )?(days|weeks|months|years)\b`)
-	monthIndex  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+	relDaysRe     = regexp.MustCompile(`(?i)\b(additional|within|in|extend\w* (by|for)?|take|approximately|another)\s+(?:up to\s+)?(?:an additional\s+)?(\w+\s+)?\(?(\d+)\)?\s+(business |working |calendar )?(days|weeks|months|years)\b`)
+	monthIndex    = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 type foundDate struct {
@@ -141,7 +142,7 @@ func findDates(s string, ix *gramIndex) []foundDate {
 // pastDateBefore reports whether pre, the text just before a date, ends
 // in one of pastDateWords (spaces after it allowed).
 func pastDateBefore(pre string) bool {
-	t := strings.ToLower(strings.TrimRight(pre, " \t\r\n"))
+	t := strings.ToLower(strings.TrimRight(pre, " \t\r\n\f"))
 	for _, w := range pastDateWords {
 		if strings.HasSuffix(t, w) {
 			return true
@@ -151,11 +152,11 @@ func pastDateBefore(pre string) bool {
 }
 
 // deadlineBefore reports whether a deadlineCue ends in pre at most 40
-// bytes before its end, with no "." after it.
+// characters before its end, with no "." after it.
 func deadlineBefore(pre string) bool {
 	tail := pre[strings.LastIndexByte(pre, '.')+1:]
 	for _, m := range deadlineCue.FindAllStringIndex(tail, -1) {
-		if len(tail)-m[1] <= 40 {
+		if utf8.RuneCountInString(tail[m[1]:]) <= 40 {
 			return true
 		}
 	}
@@ -327,12 +328,13 @@ var downloadPhraseRe = fre(`(?i)(files?|records?|documents?) (are |is )?(now )?a
 // ---- exemptions ----
 
 var (
-	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*|(?:section|s\.|regulation|reg\.)\s?(?:\d{1,3}[a-z]?(?:\s?\(\w{1,4}\))+|(?:2[1-9]|3\d|4[0-4])\b))`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit", "refus")
+	exemptionRe = fre(`(?i)(?:5 u\.?s\.?c\.? ?§* ?552\(b\)(?:\(\d\))?(?:\([a-f]\))?|\(b\)\(\d\)(?:\([a-f]\))?|exemptions? \d(?:\([a-f]\))?|(?:gov(?:ernment|'t)?\.? code|penal code|pc|gc|public officers law|civ(?:il)?\.? code|evid(?:ence)?\.? code|k\.?s\.?a\.?|mcl|a\.?c\.?a\.?|\d+ o\.?s\.?|rcw|ilcs|g\.?s\.?|c\.?r\.?s\.?|labor code|health (?:and|&) safety code)\s*(?:§+\s*|sec(?:tion|\.)?\s*)?\d[\d.\-:a-z]*(?:\s?\(\w{1,4}\))*|§+\s*\d[\d.\-:]*(?:\s?\(\w{1,4}\))*|(?:sections?|s\.|regulation|reg\.)\s?(?:\d{1,3}[a-z]?(?:\s?\(\w{1,4}\))+|(?:2[1-9]|3\d|4[0-4])\b))`, "exempt", "withh", "redact", "denied", "deny", "not subject", "confidential", "protected", "privacy", "privilege", "not required", "prohibit", "refus")
 	// exemptContext: a citation counts when one of these is within 250
 	// bytes before it or 60 after; exemptNot: not when its own sentence is
 	// about appeals, fees or time.
 	exemptContext = []string{"exempt", "withh", "redact", "denied", "deny", "refus", "not subject to", "confidential", "protected", "privacy", "privilege", "not required to", "prohibit"}
-	exemptNot     = []string{"appeal", " fee ", " fees", "charge", "extension", "deposit", " cost", "additional time", "copy of the record", "programming"}
+	exemptNot     = []string{"appeal", " fee ", " fees", "charge", "extension", "deposit", " cost", "additional time", "copy of the record", "programming",
+		"appropriate limit", "cost limit", "refusal notice", "not held", "do not exist", "does not exist", "cannot be found", "could not be found"}
 )
 
 // sectionCite reports whether a citation extractExemptions found is a

@@ -243,7 +243,8 @@ var (
 
 // pagesWithheld returns the page accounting of a release letter when fewer
 // pages were released than reviewed ("96 of 120 pages released"): the rest
-// were withheld.
+// were withheld. A final installment's count ("the remaining 75 of 300
+// pages", "200 pages were released in our March letter") is not.
 func pagesWithheld(lower string) (string, bool) {
 	if !strings.Contains(lower, "pages") {
 		return "", false
@@ -255,18 +256,24 @@ func pagesWithheld(lower string) (string, bool) {
 		}
 		return n
 	}
-	if m := pagesReviewedRe.FindStringSubmatch(lower); m != nil {
-		if r, rel := num(m[1]), num(m[5]); rel >= 0 && rel < r {
-			return m[0], true
+	installment := func(at []int) bool {
+		return firstOf(lower[max(0, at[0]-80):min(len(lower), at[1]+80)], installmentWords) != ""
+	}
+	if m := pagesReviewedRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+		if r, rel := num(lower[m[2]:m[3]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
+			return lower[m[0]:m[1]], true
 		}
 	}
-	if m := pagesOfRe.FindStringSubmatch(lower); m != nil {
-		if rel, r := num(m[1]), num(m[4]); rel >= 0 && rel < r {
-			return m[0], true
+	if m := pagesOfRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+		if rel, r := num(lower[m[2]:m[3]]), num(lower[m[8]:m[9]]); rel >= 0 && rel < r {
+			return lower[m[0]:m[1]], true
 		}
 	}
 	return "", false
 }
+
+// installmentWords near a page count make it one installment's.
+var installmentWords = []string{"remaining", "last ", "final", "previous", "earlier", "in our "}
 
 // notEvidence are the facts that speak only against a class (x:late,
 // x:review_rights) or say nothing of one (x:short, x:attachment, and
@@ -660,7 +667,7 @@ var factPriors = map[string]Prior{
 	"rate_only":              {workflow.ClassFeeQuote, 2.5},
 	"delivered_and_withheld": {workflow.ClassPartial, 3.0},
 	// Fewer pages released than reviewed: the rest were withheld.
-	"pages_withheld": {workflow.ClassPartial, 2.5},
+	"pages_withheld":         {workflow.ClassPartial, 2.5},
 	"portal_vendor":          {workflow.ClassPortalRedirect, 1.5},
 	"exemption_cited":        {workflow.ClassDenial, 1.0},
 	"not_held_but_elsewhere": {workflow.ClassWrongAgency, 1.0},

@@ -397,25 +397,27 @@ func currencyCode(s string) string {
 	}
 }
 
-// dollarMarkers name a jurisdiction whose dollar is not the US dollar,
-// and usMarkers a US records law; lower-cased.
+// dollarMarkers name a jurisdiction whose dollar is not the US dollar by
+// its records law or its government's domain (not by a place name: a
+// Canadian County, Ontario CA and Alberta VA are in the US), and usMarkers
+// a US records law; lower-cased.
 var (
 	dollarMarkers = []struct {
 		code    string
 		markers []string
 	}{
-		{"AUD", []string{"australia", "(cth)", ".gov.au", "gipa act"}},
-		{"CAD", []string{"canada", "canadian", ".gc.ca", "access to information act", "atip", "ontario", "british columbia", "alberta", "manitoba", "saskatchewan", "nova scotia"}},
-		{"NZD", []string{"new zealand", "official information act", ".govt.nz", "lgoima"}},
+		{"AUD", []string{"(cth)", ".gov.au", "western australia", "new south wales", "freedom of information act 1992", "foi act 1992", "gipa act"}},
+		{"CAD", []string{".gc.ca", "access to information act", "atip ", "fippa", "freedom of information and protection of privacy act"}},
+		{"NZD", []string{".govt.nz", "official information act", "lgoima", "new zealand"}},
 	}
 	usMarkers = []string{"foia", "u.s.c", "united states", "public records act", "open records", "right to know", "right-to-know", "public information act", "sunshine law", "freedom of information law"}
 )
 
 // dollarCurrency is the ISO 4217 code of a bare "$" in a reply (lower,
 // lower-cased): AUD, CAD or NZD when the reply names that one jurisdiction
-// (the Western Australian FOI Act 1992, Canada's Access to Information
-// Act, New Zealand's Official Information Act 1982) and no US records law;
-// else USD.
+// (Western Australia's FOI Act 1992, Canada's Access to Information Act,
+// New Zealand's Official Information Act 1982) and no US records law; else
+// USD.
 func dollarCurrency(lower string) string {
 	for _, m := range usMarkers {
 		if strings.Contains(lower, m) {

@@ -48,6 +48,8 @@ func TestFeeExtraction(t *testing.T) {
 		{"a bare dollar under Western Australia's Act", "Under the Freedom of Information Act 1992 (Western Australia), a charge of $30.00 is payable before we can process your application.", cents(3000), "AUD"},
 		{"a bare dollar under Canada's Act", "The processing of your request under the Access to Information Act will require a fee of $25.00. Please submit payment before we continue.", cents(2500), "CAD"},
 		{"a bare dollar under New Zealand's Act", "Under the Official Information Act 1982 we intend to charge $76.00 for the time involved. Please confirm you agree to pay before we proceed.", cents(7600), "NZD"},
+		{"a bare dollar from Canadian County (Oklahoma)", "The Canadian County Sheriff's Office fee for a copy of the report is $12.50, payable before release.", cents(1250), "USD"},
+		{"a bare dollar from Ontario (California)", "City of Ontario Police Department: the fee for the video is $15.00. Please remit payment.", cents(1500), "USD"},
 		{"a bare dollar in a US letter that names Canada", "Your FOIA request for records on trade with Canada will cost $40.00 to process. Please remit payment.", cents(4000), "USD"},
 		{"a bare dollar naming two dollar jurisdictions", "Records about the Canada and Australia delegations cost $18.00 to copy; please pay the fee before we send them.", cents(1800), "USD"},
 		{"pounds from rate times hours", "Redaction will take 4 hours at £25 per hour.", cents(10000), "GBP"},

@@ -88,6 +88,11 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"clarify need to confirm which", cClar, "We have located several reports that may match your request, but we need to confirm which incident you mean. Was it on Main Street in March or on Oak Avenue in April?"},
 		{"ack still in process, records under review", cAck, "Your request is still in process. We have completed the search and are now reviewing the records for any information that may be exempt from disclosure."},
 		{"ready shared a drive folder", cRdy, "I have shared a Google Drive folder with you containing the responsive records. Please let me know if you have trouble accessing it."},
+		{"no records: unable to identify the records requested (past)", cNone, "After a thorough search of the Police Department's files, we were unable to identify the records you requested. This concludes our response to your request."},
+		{"no records: a search produced nothing", cNone, "A search of the Department's files produced nothing responsive to your request."},
+		{"ack after a one-line request field", cAck, "Description of records requested: Copies of all building permits issued in 2024. We have received your request and will respond within ten business days."},
+		{"no records after a one-line request field", cNone, "Information requested: None held. The Council does not hold any records relating to this matter."},
+		{"ack will get it to the right people", cAck, "Received. We will get this to the right people."},
 		{"denial declines to produce", cDen, "The County declines to produce the requested records because they are attorney work product."},
 		{"denial confidential by statute", cDen, "The requested records are confidential juvenile records under Welfare and Institutions Code section 827 and cannot be released."},
 		{"denial appeal missed", cDen, "You missed the deadline to appeal our determination. We consider the matter closed."},
@@ -594,11 +599,52 @@ func TestExemptionsReadActSections(t *testing.T) {
 		{"The Council considers that the information you requested is exempt from disclosure under section 43(2) of the Freedom of Information Act 2000. We have concluded that the public interest favours maintaining the exemption.", []string{"section 43(2)"}},
 		{"Your request is denied. Personnel records are exempt from disclosure under Section 7(1)(c) of the Illinois Freedom of Information Act.", []string{"Section 7(1)(c)"}},
 		{"We are refusing your request under section 36 of the Act, as disclosure would prejudice the effective conduct of public affairs.", []string{"section 36"}},
+		{"Your request is refused. The information is exempt under sections 40(2) and 43(2) of the Act.", []string{"sections 40(2)"}},
 	}
 	for _, tc := range cases {
 		a := analyze(t, tc.text)
 		if a.Class != workflow.ClassDenial || !slices.Equal(a.Exemptions, tc.want) || a.DenialWeak {
 			t.Errorf("%q: class %s exemptions %q weak %v, want DENIAL %q not weak\n%s", tc.text, a.Class, a.Exemptions, a.DenialWeak, tc.want, strings.Join(a.Reasons, "\n"))
 		}
+	}
+}
+
+// TestNewCuesKeepTheirPlace: letters of another class that hold the words
+// of a cue added for a written probe are not read, confidently, as that
+// cue's class (found by a second read of the change).
+func TestNewCuesKeepTheirPlace(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		not  workflow.Class
+		text string
+	}{
+		{cPart, "Enclosed please find the remaining 75 of 300 pages, released in full. This is the final installment and your request is now closed."},
+		{cPart, "This is our final response. The last 20 of 140 pages have now been released and are attached."},
+		{cPart, "352 pages were reviewed and 200 pages were released to you in our March letter; the remaining 152 pages are enclosed, released in full."},
+		{cExt, "The City requested a ruling from the Attorney General on January 10. The Attorney General has now ruled that the information may be withheld."},
+		{cExt, "The documents released today are attached. We estimate producing the next batch by August 15, 2025."},
+		{cWrng, "The information you requested can be found on the NHS Digital website at https://digital.nhs.uk/data. The Trust is not responsible for the content of external websites."},
+		{cWrng, "Thank you for your request, which will be administered by the Central Records Department. You will receive a response within 20 working days."},
+		{cPart, "The Chief has decided that the records will be released once the criminal case is closed. At this time they are exempt under RCW 42.56.240(1) and are withheld."},
+		{cRdy, "The Chief has decided that the records will be released once the criminal case is closed. At this time they are exempt under RCW 42.56.240(1) and are withheld."},
+		{cClar, "We are consulting the affected companies because we need to know whether they object to disclosure. We will respond to you by 14 March 2025."},
+		{cPort, "This office does not hold birth certificates. Requests for vital records should be submitted through the State Department of Health."},
+		{cClar, "Your request for the incident report is denied under RCW 42.56.240. If you are the victim, please provide your case number and we will review it again."},
+	}
+	for _, tc := range cases {
+		a := analyze(t, tc.text)
+		if a.Class == tc.not && a.Confidence >= GateConfidence {
+			t.Errorf("%q: %s at %.2f\n%s", tc.text, a.Class, a.Confidence, strings.Join(a.Reasons, "\n"))
+		}
+	}
+}
+
+// TestDeadlineCueCountsCharacters: the 40 characters a deadline cue may
+// stand before its date are characters, not bytes ("Ngāi Tahu").
+func TestDeadlineCueCountsCharacters(t *testing.T) {
+	t.Parallel()
+	a := analyze(t, "The decision is now due, once we consult Ngāi Tahu and Rūnanga 14 March 2025.")
+	if a.Deadline == nil || !a.Deadline.Equal(time.Date(2025, 3, 14, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("deadline %v, want 2025-03-14\n%s", a.Deadline, strings.Join(a.Reasons, "\n"))
 	}
 }
