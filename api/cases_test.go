@@ -162,9 +162,12 @@ func TestGetCaseDetail(t *testing.T) {
 	e := newEnv(t)
 	id, _ := e.newCase()
 	pid := e.pendingProposal(id, 2)
-	e.db.Exec(t, `UPDATE cases SET due_at = now() - interval '2 days' WHERE id = $1`, id)
+	e.db.Exec(t, `UPDATE cases SET due_at = now() - interval '2 days', fee_cents = 4500, fee_currency = 'GBP' WHERE id = $1`, id)
 	var d CaseDetail
 	e.req("GET", "/v1/cases/"+itoa(id), e.reviewerKey, nil).expect(200, "").decode(&d)
+	if d.Case.FeeCents == nil || *d.Case.FeeCents != 4500 || d.Case.FeeCurrency != "GBP" {
+		t.Fatalf("case fee %v %q, want 4500 GBP (documented in openapi.json's Case)", d.Case.FeeCents, d.Case.FeeCurrency)
+	}
 	if d.Case.CaseID != id || len(d.Proposals) != 1 || d.Proposals[0].ID != pid || len(d.Proposals[0].Versions) != 2 {
 		t.Fatalf("detail %+v", d)
 	}
