@@ -253,6 +253,10 @@ var rules = []rule{
 	r(cAck, 2.0, "ack.logged", `(has|have) (now )?been (logged|registered|recorded|opened|reopened|re-opened)\b|(logged|registered) (as|under) (a|an|the|reference|ref|number|no)\b|(will be|is being) (dealt with|handled|considered|processed) (under|in accordance with) the`),
 	keyed(r(cAck, 1.5, "ack.respond_within", `(must|will|should|aim to|expect to|endeavou?r to) (respond|reply|provide (you with )?(a|our) (response|reply))[^.]{0,40}within (\d+|[a-z]+)( \(\d+\))? (working |business |calendar )?days|(you )?should (expect to )?receive (a|our) (response|reply)`), "within", "should receive", "should expect"),
 	r(cAck, 2.0, "ack.automatic_reply", `\b(automatic|automated|auto-?generated) (reply|response|acknowledg\w*|receipt|confirmation)|\bauto-?reply\b|this (is an|is a) (automatic|automated) `),
+	// A referral to a unit of the same body ("referred to the Office of
+	// Legal Counsel within the Department", "to our Records Unit") is
+	// internal routing.
+	over(r(cAck, 2.5, "ack.referred_within", `\b(forwarded|referred|transferred|sent|routed|assigned|passed)\b[^.]{0,80}\bwithin (the|our|this) (department|agency|city|county|office|organi[sz]ation|university|district|ministry|council|authority|trust)\b|\b(forwarded|referred|transferred|routed|passed) (your request |this request |the request |it |this )?to (our|the city's|the county's|the department's|the agency's|the university's) `), "wrong.referred"),
 	over(r(cAck, 2.0, "ack.passed_to_department", `(passed|forwarded|sent|referred|allocated|assigned|get|got|getting) (your (request|e-?mail|enquiry) |it |this )?(on )?to the (relevant|appropriate|correct|responsible|right|proper) (department|service|team|officer|section|person|people|staff|division|unit)`), "wrong.referred"),
 	// A ruling on a side request (a fee waiver, expedited processing, a
 	// fee category) is not a ruling on the records: "your request for
@@ -291,7 +295,7 @@ var rules = []rule{
 	r(cExt, 1.5, "ext.takes_duration", `(take|require|need|be completed in|completed within|complete within|ready in|available in) (approximately |about |an estimated |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)( \(\d+\))? (more )?(business |working |calendar )?(days|weeks|months|years)`),
 	r(cExt, 1.0, "ext.statute_extension", `7922\.535|6253\(c\)|552\(a\)\(6\)\(b\)|15\.235\(2\)`),
 	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time|\b(need|needs|require|requires|will need|will require) until\b`),
-	r(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
+	rn(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
 	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
 	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
 	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
@@ -311,7 +315,7 @@ var rules = []rule{
 	rn(cDen, 3.5, "denial.denied", `(request|it|access|disclosure|appeal)([^.]{0,60}?)? (is|has been|was|are|were|must be|will be) (hereby |respectfully |therefore )?(denied|rejected|declined)|(must|hereby|respectfully|therefore) (deny|denies|decline|declines)|(deny|denying) (your|the|this) (request|access)`),
 	rn(cDen, 1.0, "denial.word", `\bdenial\b|\bdenied\b`),
 	rn(cDen, 2.0, "denial.refuse", `\b(refuse|refuses|refused|refusing)\b|\brefusal( notice| of (the|your) request)?\b`),
-	r(cDen, 3.0, "denial.vexatious", `\bvexatious\b|section 14\b|repeated request|manifestly unreasonable`),
+	r(cDen, 3.0, "denial.vexatious", `\bvexatious\b|section 14\((1|2)\)|section 14 of the (freedom of information|foi|foisa)\b|repeated request|manifestly unreasonable`),
 	r(cDen, 3.0, "denial.ncnd", `neither confirm(s|ing)? nor den(y|ies|ying)|(cannot|can not|will not|won't) confirm (or|nor) deny|glomar`),
 	keyed(rn(cDen, 2.0, "denial.cannot_disclose", `(we|i|the (council|department|agency|office|city|county|authority)) (are|am|is|will be) (withholding|not (able to )?(disclose|disclosing|release|releasing|provide|providing)) (this|the|that|these|those|any|all)|(cannot|can not|unable to|will not|won't) (disclose|release|provide|supply) (this|the|that|these|those|any|all|copies)( of)?( requested| responsive)? (information|records?|documents?|data|material|video|footage|recordings?|reports?|files?|e-?mails?|photos?|images?)|(records?|documents?|information|files?|reports?|footage|they|it|and) (cannot|can not|may not|will not|shall not) be (released|disclosed|made public)\b|\b(declines?|declined|declining) to (produce|release|disclose|provide)\b|\baccess (cannot|can not|could not|will not) be (granted|given|provided)\b`), "withholding", "not ", "cannot", "can not", "unable", "won't", "declin"),
 	r(cDen, 1.5, "denial.cost_limit", `(exceed|exceeds|exceeded|exceeding|beyond|over) the (appropriate|cost|fees?) limit|appropriate limit|section 12\b|cost of compliance`),
@@ -341,19 +345,23 @@ var rules = []rule{
 	// PARTIAL_DELIVERY
 	r(cPart, 2.5, "partial.installment", `(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(st|nd|rd|th)|next|rolling|partial|interim|initial) (production|installment|release|batch|set|tranche|disclosure) of`),
 	r(cPart, 2.0, "partial.more_to_follow", `(next|another|further|additional|subsequent|remaining) (installment|production|release|batch|tranche|disclosure)|(more|additional|remaining|further|rest of the) (records|materials|documents|information|data)[^.]{0,60}(to follow|will follow|will be (released|provided|produced|sent)|(we|i) will (provide|send|release|produce))|(still|currently) (collating|gathering|compiling|collecting|awaiting|waiting for) (all |the )?(further|remaining|rest|other|outstanding)|(anticipate|expect)[^.]{0,40}(release|provide|produce)[^.]{0,40}(materials|records|documents|installment)`),
-	r(cPart, 3.0, "partial.in_part", `\b(access to )?an edited copy\b|grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|partial (release|grant|denial|response)|in part and denied|\b(interim|partial) (response|reply|disclosure)\b`),
+	r(cPart, 3.0, "partial.in_part", `\b(access to )?an edited copy\b|grant(s|ed)? (the request )?in part|denied in part|partially (granted|denied)|released in part|\b\d[\d,]* (pages?|records?|documents?) (are being |were |are )?(released )?in part\b|partial (release|grant|denial|response)|in part and denied|\b(interim|partial) (response|reply|disclosure)\b`),
 	// "Exemptions (b)(6) and (b)(7)(C) were asserted to protect
 	// information" (the FBI's FOIPA release letter): something withheld.
 	rn(cPart, 2.0, "partial.exemptions_asserted", `\bexemptions?\b[^.]{0,40}\b(were|was|have been|has been|are being|is being) (asserted|applied|invoked|claimed)\b`),
 	rn(cPart, 1.5, "partial.redacted", `\bredact(ed|ions?)\b`),
 	rn(cPart, 1.5, "partial.withheld", `\bwithh(eld|olding)\b`),
+	// The other words for a redaction: blacked out, masked, blurred,
+	// pixelated, muted, excised, obscured, removed, left out, not
+	// disclosed ("we removed the home addresses before releasing them").
+	rn(cPart, 3.0, "partial.obscured", `\b(black(ed)? out|blacked-out|masked|blurred|pixel(l)?ated|pixeli[sz]ed|muted|excised|obscured|obliterated|whited out|deletions)\b|\b(we|i|have|has|had|were|was|been) (removed|omitted|left out|excluded|taken out|deleted)\b|\b((were|was|have been|has been) not|(have|has) not been) (disclosed|released|included)\b`),
 	r(cPart, 1.0, "partial.not_yet_available", `(is|are) not (yet )?available (for|until)|not (yet )?available until`),
-	r(cPart, 3.0, "partial.some_withheld", `(some|part of the|certain|parts of the|portions of the|elements of the|some of the) (information|records|documents|details|data|material|emails|pages)[^.]{0,60}(withheld|redacted|removed|exempt|not (been )?(disclosed|released|provided|included))`),
+	rn(cPart, 3.0, "partial.some_withheld", `(some|part of the|certain|parts of the|portions of the|elements of the|some of the) (information|records|documents|details|data|material|emails|pages)[^.]{0,60}(withheld|redacted|removed|exempt|not (been )?(disclosed|released|provided|included))`),
 	r(cPart, 2.0, "partial.personal_data_removed", `section 40\(2\)|regulation 13\b|(personal|third[- ]party) (data|information|details)[^.]{0,60}(withheld|redacted|removed|not (been )?(disclosed|included))|(names|contact details|signatures|personal details)[^.]{0,40}(have been |were |are )?(withheld|redacted|removed)`),
 	r(cPart, 2.0, "partial.remainder", `(remaining|rest of the|other parts? of (your|the) request|remainder of (your|the) request)[^.]{0,80}(will (be )?(follow|provide|send|release)|to follow|not held|exempt|withheld)|(we are|still) (currently )?collating (all )?(further|the remaining|the rest)`),
 
 	// RECORDS_READY
-	r(cRdy, 2.5, "ready.attached_records", `(attached|enclosed)( please find| are| is| you will find|,)? (the |your |all )?(\w+ )?(responsive |requested )?(records|documents|files|materials|emails|reports|photos|video|footage|data)\b|(records|documents|files|materials)( responsive to (your|this) request)? (are|is|have been) (attached|enclosed)|please (find|see) (the )?(attached|enclosed) (records|documents|files)|documents attached to the e-?mail`),
+	r(cRdy, 2.5, "ready.attached_records", `(attached|enclosed)( please find| are| is| you will find|,)? (the |your |all )?(\w+ )?(responsive |requested )?(records|documents|files|materials|emails|reports|photos|video|footage|data)\b|(records|documents|files|materials)( responsive to (your|this) request)? (are|is|have been) (attached|enclosed)|please (find|see) (the )?(attached|enclosed) (records|documents|files)|documents attached to the e-?mail|\b(records|documents|files|pages|copies|materials)\b[^.!?\n]{0,20}, (which|that) (are|is|have been) (attached|enclosed)\b`),
 	r(cRdy, 2.0, "ready.download", `(files?|records?|documents?) (are |is )?(now )?available (for you )?(to|for) (download|pick ?up|review)|available for download|ready for (pick ?up|download|release|collection)|(download|access) (the |your )?(records|files|documents)`),
 	rn(cRdy, 3.0, "ready.completed", `(request|it) (has been|is|was|have been) (completed|fulfilled|satisfied)|completed (your|the|this) request|request (is )?complete\b`),
 	r(cRdy, 2.0, "ready.link", `(via|through|using|in|at) (a|the) (sharefile|share ?file|dropbox|box|google drive|onedrive|sharepoint|secure|download|file ?share)( link)?|use the links? (below|above) to (access|download|view)|in the share with|\bshared (a |the )?(google drive |dropbox |onedrive |box |sharepoint |sharefile )?(folder|link|drive|files?) with you\b`),
@@ -381,6 +389,11 @@ var rules = []rule{
 	r(cRdy, 2.0, "ready.named_attached", `\b(on|in) the (enclosed|attached|included|accompanying) (usb( drive)?|cd|dvd|disc|disk|flash drive|thumb drive|hard drive)s?\b|\b(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?)( you requested| requested| you asked for)? (is|are|has been|have been) (now )?(attached|enclosed|included)\b|\bfind (the |your |a )?([\w-]+ ){0,3}(records?|documents?|files?|reports?|e-?mails?|spreadsheets?|information|data|materials?|copies|footage|videos?|photos?|recordings?|minutes|contracts?|logs?) (attached|enclosed)\b`),
 	// A release in full says so: "no information has been withheld",
 	// "there were no redactions".
+	// "The Council does not hold any other information", "there is no
+	// further information to add": the scope is closed after what was
+	// given, not found empty.
+	over(r(cRdy, 1.0, "ready.nothing_more", `\b(does not|do not|did not) hold any (other|further|additional|more) (information|records|data)\b|\bno (other|further|additional) (information|records|data)\b( (is|was|are|were) held| to (add|provide|give|supply))?`),
+		"norecords.not_held", "norecords.does_not_have", "norecords.there_are_none", "norecords.have_none", "norecords.no_responsive", "norecords.none_found"),
 	r(cRdy, 1.5, "ready.nothing_withheld", `\b(no|none of the) (information|records|documents|portions|pages|material|content)( [\w-]+){0,2} (has|have|was|were) (been )?(withheld|redacted)\b|\bnothing (was|has been|is|had to be) (withheld|redacted)\b|\b(there (were|are) )?no redactions\b`),
 	// "I can confirm that the Council holds the information" (UK FOIA
 	// s.1(1)(a)) usually opens the answer.
@@ -396,6 +409,9 @@ var rules = []rule{
 	r(cNone, 2.5, "norecords.there_are_none", `there (are|were|is|was) no [^.]{0,80}(records|documents|files|data|emails|reports?|lists|logs?|information)`),
 	r(cNone, 2.5, "norecords.not_in_possession", `not in (the )?(possession|custody)|(not|no longer) (\w+ )?(in|within) (our|its|the \w+'s) (possession|custody|control)`),
 	r(cNone, 2.5, "norecords.search_negative", `search[^.]{0,60}(yielded|produced|returned|revealed|resulted in) (no|none|nothing|zero|0)\b|(found|located|identified) no (\w+ )?(records|documents)|would not have (any )?records|(records|documents) (do|does) not exist`),
+	// "Your request is denied because the Department does not have any
+	// records": the reason is that none exist.
+	over(r(cNone, 3.5, "norecords.denied_as_none", `\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\b(does not|do not|did not) (have|possess|maintain|hold)\b[^.]{0,30}\b(records|documents|information)|\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\bno (responsive )?(records|documents)\b`), "denial.denied"),
 	r(cNone, 1.0, "norecords.destroyed", `\b(expunged|purged|destroyed)\b|retention (period|schedule)`),
 	r(cNone, 3.0, "norecords.not_held", `(do|does|did) not hold (any |the |this |that |such |some |all )?(information|records|data|details|documents|files)|(information|data|records?|documents?|details) (is|are|was|were) not held|\bnot held by (the|this|our)|information not held|(hold|holds|held) no (information|records|data|documents)|no (information|data|records) (is|are|was|were) held`),
 	r(cNone, 2.0, "norecords.not_exist", `12\(4\)\(a\)|section 26\b|(do|does|did) not exist|(is|are|was|were) not (recorded|collected|kept|captured|created|compiled|retained)|(we|the (council|department|agency|city)) (do|does|did) not (record|collect|keep|capture|compile|retain|automate|use|track)`),
@@ -409,14 +425,14 @@ var rules = []rule{
 	rn(cClar, 2.5, "clarify.clarify", `\bclarif(y|ying|ication)\b`),
 	r(cClar, 2.0, "clarify.narrow", `\bnarrow(ing)? (\w+ )?(request|scope|search)|more specific|be specific|\bspecify\b|reasonably describe|additional (details|information) (about|regarding|on|to)`),
 	r(cClar, 2.5, "clarify.too_broad", `overly broad|unreasonably burdensome|too broad|reasonable specificity|(reformulate|rephrase|revise|refine|amend) (your|the|this) request|unable to process (it|your request|the request|this request) as (it is |currently )?written|not specific enough|insufficient (detail|description|information)|does not (reasonably )?describe|not a valid request|unduly burdensome`),
-	r(cClar, 2.5, "clarify.on_hold", `(held in abeyance|on hold|paused|tolled) pending (a |your )?(response|clarification|reply)|(we|i) (need|require) (additional|more|further) information|(need|require) (you to|your) (provide|confirm|clarify)`),
+	r(cClar, 2.5, "clarify.on_hold", `(held in abeyance|on hold|paused|tolled) (pending|until (we|i) (receive|hear|get)) (a |your |from you|back from you)?(response|clarification|reply)?|(additional|more|further) information is (required|needed)|(we|i) (need|require) (additional|more|further) information|(need|require) (you to|your) (provide|confirm|clarify)`),
 	r(cClar, 2.0, "clarify.decision", `(would you like|do you want|do you wish|please (indicate|tell us|let us know) which|which (of|option|records|one))|(reply|respond|let (me|us) know)[^.]{0,30}with (that|your) (decision|choice|answer|preference)|if you would like[^.]{0,120}(reply|respond|let me know|let us know|advise)`),
 	r(cClar, 2.0, "clarify.confirm", `((please|kindly|can you|could you|would you|you to|you must|you need to|you will need to|in order to|to) (verify|confirm) (the|your|this|that|above)|(verify|confirm) your)[^.]{0,40}(e-?mail|address|identity|receipt|request|information)|(confirm|advise)[^.]{0,20}(whether|if|that) you (did not |have |had |still )?(receive|received|want|wish|would)|please (advise|confirm)\b`),
 	keyed(r(cClar, 1.0, "clarify.please_reply", `please,? (reply|respond|let (me|us) know)|test (e-?mail|message)`), "please", "test e", "test m"),
 	r(cClar, 2.0, "clarify.options", `(if you would like|would you like|do you want|if you prefer|if you wish|if you'd like)[^.]{0,60}(formal|instead|new request|narrow|letter|response)|(or|alternatively),? you (may|can|could) (submit|file|send|narrow|revise|resubmit)`),
 	r(cClar, 1.0, "clarify.abandon", `no longer interested|administratively close|(assume|consider)[^.]{0,40}(withdrawn|abandoned|no longer)`),
 	r(cClar, 2.5, "clarify.could_you", `\b(need|needs|needed) to (confirm|verify|know|clarify) (which|what|whether|exactly)\b[^.?]{0,60}\byou\b|(could|can|would|will) you (please |kindly )?(clarify|confirm|specify|explain|provide|let (us|me) know|tell (us|me)|indicate|advise)|please (clarify|specify|confirm|explain|indicate|let (us|me) know) (which|what|whether|if|the|your|exactly)|before we (can )?(process|proceed|progress|deal with|begin|continue)|in order (for us )?to (process|progress|locate|identify|proceed)`),
-	r(cClar, 2.5, "clarify.identity", `\b(provide|send|give|need|require)( us| me)? (with )?(your|a) (mailing |postal |physical |street |home |e-?mail )?(address|phone number|telephone number)\b|(your )?full (name|legal name)|(not|isn't|is not) a valid request|section 8\b|proof of (identity|address)|(photo|government[- ]issued) id(entification)?`),
+	r(cClar, 2.5, "clarify.identity", `\b(provide|send|give|need|require)( us| me)? (with )?(your|a) (mailing |postal |physical |street |home |e-?mail )?(address|phone number|telephone number)\b|(your )?full (name|legal name)|(not|isn't|is not) a valid request|section 8\b|\b(provide|send|supply|submit|enclose|include|attach|need|require)\b[^.]{0,40}\bproof of (identity|address)|(photo|government[- ]issued) id(entification)?`),
 	keyed(r(cClar, 2.0, "clarify.still_wanted", `(do you |if you )?(still )?(wish|want|require|need) (us )?to (proceed|continue|pursue)|whether you (still )?(wish|want|require|need)|(reduce|refine|narrow|limit) (the (scope|time ?frame|date range) of )?your request|(submit|make|send) (a )?(new|narrower|refined|revised) request`), "proceed", "continue", "pursue", "still", "narrow", "refine", "reduce", "limit", "new request", "revised request"),
 	// FOIA 2000 s.16: the duty to advise and assist goes with narrowing
 	// invitations, but also with refusals and redirections.
@@ -492,6 +508,35 @@ func negated(pre string) bool {
 	}
 	return phraseWithin(pre, negationWords, 25) || phraseWithin(pre, hypotheticalWords, 40)
 }
+
+// conditionalSentence reports whether the sentence holding lower[at]
+// opens with a condition before it: "If we are unable to respond within
+// this timeframe, we will notify you of an extension."
+func conditionalSentence(lower string, at int) bool {
+	start := max(0, at-300)
+	if i := strings.LastIndexAny(lower[start:at], ".!?\n"); i >= 0 {
+		start += i + 1
+	}
+	head := strings.TrimLeft(lower[start:at], " \t\"'(")
+	for _, w := range conditionWords {
+		if strings.HasPrefix(head, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var conditionWords = []string{"if ", "should ", "in the event", "unless ", "in case "}
+
+// modalInside reports whether a match (lower-cased) holds a modal that
+// makes it a possibility, not a statement: "certain information may be
+// exempt", "some of the records contain information that must be
+// redacted".
+func modalInside(match string) bool {
+	return phraseWithin(match, modalWords, len(match))
+}
+
+var modalWords = []string{"may", "might", "must", "would", "could", "should", "will be"}
 
 // phraseWithin reports whether one of phrases occurs in s as whole words
 // ending at most n bytes before the end of s.
@@ -599,7 +644,7 @@ func acceptCue(ru *rule, lower, body string, sp [2]int, ms [][]int, restated [][
 			continue
 		}
 		pre := lower[max(0, m0-50):m0]
-		if ru.negatable && negated(pre) {
+		if ru.negatable && (negated(pre) || modalInside(lower[m0:m1]) || conditionalSentence(lower, m0)) {
 			continue
 		}
 		w, boiler := ru.weight, false
@@ -902,6 +947,8 @@ func restatedSpans(ix *gramIndex) [][2]int {
 	for _, m := range restatedFieldRe.findAllIn(ix, 16) {
 		add(m[1], false)
 	}
+	// The request's questions, answered in place, are its words too.
+	out = append(out, answeredQuestionSpans(lower)...)
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }

@@ -572,11 +572,53 @@ func itemisedResponse(ix *gramIndex) bool {
 // answeredQuestions counts the request's questions that the reply restates
 // and answers in place, as UK and Australian FOI responses do ("1. How
 // many … were seized?" then the figure): a numbered or lettered item whose
-// question mark comes within three lines of its start, followed on its line or within the next three (before the next item) by an answer (answerRe). lower is the
-// lower-cased agency text with its original line breaks.
+// question mark comes within three lines of its start, followed on its
+// line or within the next three (before the next item) by an answer
+// (answerRe) that gives information ("Not held." does not:
+// notHeldAnswerRe). lower is the lower-cased agency text with its original
+// line breaks.
 func answeredQuestions(lower string) int {
-	lines := strings.Split(lower, "\n")
 	n := 0
+	for _, q := range answeredQuestionList(lower) {
+		if !notHeldAnswerRe.MatchString(q.answer) {
+			n++
+		}
+	}
+	return n
+}
+
+// answeredQuestion is one of the request's questions answered in place:
+// the span of the question (lower) and the start of its answer.
+type answeredQuestion struct {
+	span   [2]int
+	answer string
+}
+
+// answeredQuestionSpans returns the byte spans of lower (from the item's
+// start to its question mark) of the request's questions the reply
+// answers in place: the requester's words, restated ("1. How many requests
+// did the Council refuse as vexatious? 7.").
+func answeredQuestionSpans(lower string) [][2]int {
+	var out [][2]int
+	for _, q := range answeredQuestionList(lower) {
+		out = append(out, q.span)
+	}
+	return out
+}
+
+// answeredQuestionList lists the request's questions answered in place
+// (answeredQuestions).
+func answeredQuestionList(lower string) []answeredQuestion {
+	if !strings.Contains(lower, "?") {
+		return nil
+	}
+	lines := strings.Split(lower, "\n")
+	starts := make([]int, len(lines))
+	for i, off := 0, 0; i < len(lines); i++ {
+		starts[i] = off
+		off += len(lines[i]) + 1
+	}
+	var out []answeredQuestion
 	for i := 0; i < len(lines); i++ {
 		if !enumeratedLineRe.MatchString(lines[i]) {
 			continue
@@ -594,21 +636,21 @@ func answeredQuestions(lower string) int {
 		if q < 0 || askedOfRequesterRe.MatchString(strings.Join(lines[i:q+1], " ")) {
 			continue
 		}
-		if answeredAfter(lines, q) {
-			n++
+		if ok, answer := answeredAfter(lines, q); ok {
+			out = append(out, answeredQuestion{[2]int{starts[i], starts[q] + strings.LastIndexByte(lines[q], '?') + 1}, answer})
 		}
 		i = q
 	}
-	return n
+	return out
 }
 
 // answeredAfter reports whether the question ending on lines[q] is answered:
 // the rest of its line, or one of the next two lines that are not a
 // bracketed instruction ("[Please respond with Yes or No]"), reads as an
 // answer (answerRe), before the next item.
-func answeredAfter(lines []string, q int) bool {
+func answeredAfter(lines []string, q int) (bool, string) {
 	if t := strings.TrimSpace(lines[q][strings.LastIndexByte(lines[q], '?')+1:]); t != "" {
-		return answerRe.MatchString(t)
+		return answerRe.MatchString(t), t
 	}
 	seen := 0
 	for j := q + 1; j < len(lines) && seen < 2 && !enumeratedLineRe.MatchString(lines[j]); j++ {
@@ -617,12 +659,16 @@ func answeredAfter(lines []string, q int) bool {
 			continue
 		}
 		if !strings.HasSuffix(t, "?") && answerRe.MatchString(t) {
-			return true
+			return true, t
 		}
 		seen++
 	}
-	return false
+	return false, ""
 }
+
+// notHeldAnswerRe is an answer in place that gives no information ("Not
+// held.", "We do not record this information.", "As above.").
+var notHeldAnswerRe = regexp.MustCompile(`^(?:n/a|none|nil|as above|not (?:held|recorded|known|available|collected))\b|^(?:we|the (?:council|authority|department|trust|force)) (?:do|does) not (?:hold|record|have|keep|collect)\b`)
 
 // lateRe is an apology for lateness: the deadline has passed, so the reply
 // is not a first acknowledgment (it delivers, or it moves the date).

@@ -413,7 +413,7 @@ func (rd *reading) facts() []fact {
 		out = append(out, fact{"not_held_but_elsewhere", "not held here, held by another body"})
 	}
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
-	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "partial.exemptions_asserted", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
+	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "partial.exemptions_asserted", "partial.obscured", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
 	if m, ok := pagesWithheld(rd.lower); ok {
 		out = append(out, fact{"pages_withheld", m})

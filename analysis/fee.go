@@ -90,8 +90,10 @@ var (
 		`^\)?\s*((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
 		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
 	// spentPre and spentPost mark a sum the records report, not a charge:
-	// "the council spent £3,400", "£1,182.58 was spent on repairs".
-	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
+	// "the council spent £3,400", "£1,182.58 was spent on repairs", "the
+	// total legal cost was £82,000" (a reported total is past tense; a
+	// quote is not).
+	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out|(total|figure|amount|sum|cost|costs|spend|spending|bill)( of [\w ]{1,30})? (was|were|came to|amounted to|totall?ed))\s*:?\s*\(?$`)
 	spentPost = regexp.MustCompile(`(?i)^\)?\s*(was|were|has been|have been|had been|is being) (spent|paid out|invested|allocated|budgeted)\b|^\)?\s*spent\b`)
 	// limitNounRe names a cost limit or threshold: "the appropriate limit"
 	// (UK FOIA s.12), "the cost limit", "a threshold"; group 1 is the
