@@ -583,6 +583,17 @@ func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower
 // extractFeeLower is extractFee; lower is asciiLower(body).
 func extractFeeLower(body, lower string) feeResult {
 	amts := findAmountsLower(body, lower)
+	if len(amts) > 0 && firstOf(lower, feeContextWords) == "" {
+		// Amounts in a letter that never speaks of paying, charging or
+		// estimating are figures of the records ("the annual maintenance
+		// contract costs £96,000"), not a fee.
+		var res feeResult
+		for _, a := range amts {
+			res.reported = res.reported || a.role == roleRecord
+			res.all = append(res.all, money{a.cents, a.currency, true})
+		}
+		return res
+	}
 	var res feeResult
 	res.waived = waiverRe.match(lower)
 	count := map[int64]int{}
@@ -735,6 +746,12 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // paymentWords say that an amount is money the requester is asked for.
 var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",
 	"check", "cheque", "money order", "billable", "rate", "amount due", "balance", "total due", "quote"}
+
+// feeContextWords: a letter that asks for a fee says one of these
+// somewhere (every fee quote of the three corpora does).
+var feeContextWords = []string{"pay", "remit", "deposit", "invoice", "cheque", "money order", "proceed", "agree", "authoriz", "authoris",
+	"confirm", "estimat", "fee", "charge", "quote", "billable", "due", "per hour", "per page", "an hour", "hourly", "a page",
+	"will cost", "would cost", "cost of", "costs of", "cost to", "cost for", "total cost", "billed", "/hour", "/hr", "/page", "hrs", "hr @", "hours at"}
 
 // paymentNear reports whether a payment word is within 150 bytes before
 // the amount or 60 after it: otherwise the amount is part of the records

@@ -642,6 +642,7 @@ func TestNewCuesKeepTheirPlace(t *testing.T) {
 		{cPort, "This office does not hold birth certificates. Requests for vital records should be submitted through the State Department of Health."},
 		{cClar, "Your request for the incident report is denied under RCW 42.56.240. If you are the victim, please provide your case number and we will review it again."},
 		{cFee, "In 2023/24 the Council's legal team dealt with 46 applications for civil injunctions. The total legal cost was £82,000."},
+		{cFee, "Thank you for your request about CCTV cameras. The Council operates 214 public space CCTV cameras, of which 38 are not working. The annual maintenance contract costs £96,000. No information has been withheld."},
 		{cRdy, "1. How many cyber attacks did the Council suffer in 2023? We do not record this information.\n2. How many of these resulted in data loss? As above, not recorded.\n3. How much was paid in ransom? Not held."},
 		{cExt, "We will respond to your request no later than 11 September 2024. If we are unable to respond within this timeframe, we will notify you of an extension."},
 		{cClar, "The number of voters turned away for lack of photographic identification was 318. Of these, 201 returned later with valid proof of identity and voted."},
