@@ -547,11 +547,12 @@ var numberedItemRe = regexp.MustCompile(`^\s*(\d{1,2})[.)]\s+\S`)
 // line breaks) answers the request item by item after a response lead: items
 // numbered 1 and 2 in order after "Please see our response below:" (the
 // usual UK and Australian form when the request's items are not
-// questions; answeredQuestions reads the ones that are).
+// questions; answeredQuestions reads the ones that are); without a lead,
+// two numbered items that state figures (figureItems).
 func itemisedResponse(ix *gramIndex) bool {
 	loc := responseLeadRe.findAllIn(ix, 1)
 	if len(loc) == 0 {
-		return false
+		return figureItems(ix.text) >= 2
 	}
 	next := 1
 	for _, l := range strings.Split(ix.text[loc[0][1]:], "\n") {
@@ -567,6 +568,24 @@ func itemisedResponse(ix *gramIndex) bool {
 		}
 	}
 	return false
+}
+
+// figureItemRe is a numbered item that states a figure after its label
+// ("1. Number of households in temporary accommodation: 6,204.", "Q2
+// Total spend in 2023: £2.1m.").
+var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?–-]\s*[£$€]?\d`)
+
+// figureItems counts the numbered items of lower (lower-cased, with its
+// line breaks) that state a figure: two or more are answers in place even
+// without a response lead.
+func figureItems(lower string) int {
+	n := 0
+	for _, l := range strings.Split(lower, "\n") {
+		if figureItemRe.MatchString(l) {
+			n++
+		}
+	}
+	return n
 }
 
 // answeredQuestions counts the request's questions that the reply restates

@@ -422,10 +422,18 @@ func (rd *reading) facts() []fact {
 	if delivered && (held || mayStillWork(rd.lower) && stillWorkingRe.MatchString(rd.lower)) {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
+	answered := false
 	if n := answeredQuestions(rd.bix.text); n >= 2 {
 		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
+		answered = true
 	} else if itemisedResponse(rd.bix) {
 		out = append(out, fact{"answers_items", "the request answered item by item after a response lead"})
+		answered = true
+	}
+	if answered && (held || hasAny(rd.ev, "norecords.not_held", "norecords.does_not_have", "norecords.do_not_have_it")) {
+		// Questions answered in place and one of them not held or
+		// withheld: a partial release (the UK form).
+		out = append(out, fact{"answered_but_not_all", "questions answered in place, one not held or withheld"})
 	}
 	if m := lateRe.findIn(rd.lix); m != "" {
 		out = append(out, fact{"late", m})
@@ -666,6 +674,8 @@ var factPriors = map[string]Prior{
 	"amount_uncued":          {workflow.ClassFeeQuote, 2.0},
 	"rate_only":              {workflow.ClassFeeQuote, 2.5},
 	"delivered_and_withheld": {workflow.ClassPartial, 3.0},
+	// Questions answered in place with one not held or withheld.
+	"answered_but_not_all": {workflow.ClassPartial, 3.0},
 	// Fewer pages released than reviewed: the rest were withheld.
 	"pages_withheld":         {workflow.ClassPartial, 2.5},
 	"portal_vendor":          {workflow.ClassPortalRedirect, 1.5},
