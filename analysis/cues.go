@@ -26,6 +26,9 @@ type rule struct {
 	// generic one ("forwarded to the relevant department" is internal
 	// routing, not a referral to another agency).
 	overrides []string
+	// unless: a match holding this is not the cue ("duplicate pages
+	// have been removed" redacts nothing).
+	unless *regexp.Regexp
 	// alts are the pattern's top-level alternatives, each compiled on
 	// its own with the literal sets its match must hold (its gate): in a
 	// sentence, only the alternatives whose gate passes run, and a small
@@ -208,6 +211,13 @@ func keyed(x rule, keys ...string) rule {
 	return x
 }
 
+// except sets a rule's unless pattern: a match whose sentence holds it
+// does not count.
+func except(x rule, pattern string) rule {
+	x.unless = regexp.MustCompile(pattern)
+	return x
+}
+
 func over(x rule, names ...string) rule {
 	x.overrides = names
 	return x
@@ -297,7 +307,7 @@ var rules = []rule{
 	r(cExt, 1.5, "ext.takes_duration", `(take|require|need|be completed in|completed within|complete within|ready in|available in) (approximately |about |an estimated |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|ninety)( \(\d+\))? (more )?(business |working |calendar )?(days|weeks|months|years)`),
 	r(cExt, 1.0, "ext.statute_extension", `7922\.535|6253\(c\)|552\(a\)\(6\)\(b\)|15\.235\(2\)`),
 	r(cExt, 2.5, "ext.more_time", `section 10\(3\)|extend the (\d+|twenty|ten) (working|business) day|(more|further|additional|extra) time (to|in order to) (consider|determine|complete|respond|reply|process|finali[sz]e|review|locate|collate)|(need|require)s? (a little |some )?(more|further|additional|extra) time|\b(need|needs|require|requires|will need|will require) until\b`),
-	rn(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
+	r(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
 	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
 	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
 	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
@@ -356,7 +366,7 @@ var rules = []rule{
 	// The other words for a redaction: blacked out, masked, blurred,
 	// pixelated, muted, excised, obscured, removed, left out, not
 	// disclosed ("we removed the home addresses before releasing them").
-	rn(cPart, 3.0, "partial.obscured", `\b(black(ed)? out|blacked-out|masked|blurred|pixel(l)?ated|pixeli[sz]ed|muted|excised|obscured|obliterated|whited out|deletions)\b|\b(we|i|have|has|had|were|was|been) (removed|omitted|left out|excluded|taken out|deleted)\b|\b((were|was|have been|has been) not|(have|has) not been) (disclosed|released|included)\b`),
+	except(rn(cPart, 3.0, "partial.obscured", `\b(have been|has been|had to be|were|was|we|i|had to|have|has) (black(ed)? out|masked|blurred|pixel(l)?ated|pixeli[sz]ed|muted|excised|obscured|obliterated|whited out)\b|\bdeletions\b|\b(we|i) (have )?(removed|omitted|left out|excluded|taken out|deleted) (the |all |any )?([\w'-]+ ){0,3}(names?|addresses|numbers?|details|information|data|identif\w*|signatures?|photos?|images?|faces?|portions?|parts?|pages?|sections?|segments?|footage|audio)\b|\b(names?|addresses|numbers?|details|information|data|identifiers?|signatures?|portions?|parts?|pages?|sections?|segments?|videos?|footage|recordings?|e-?mails?|records?|documents?|files?|items?|messages?|handful|several|a few)( [\w'-]+){0,5} ((were|was|have been|has been) (removed|omitted|left out|excluded|deleted)|((were|was|have been|has been) not|(have|has) not been) (disclosed|released|included))\b`), `duplicat|to reduce|file size`),
 	r(cPart, 1.0, "partial.not_yet_available", `(is|are) not (yet )?available (for|until)|not (yet )?available until`),
 	rn(cPart, 3.0, "partial.some_withheld", `(some|part of the|certain|parts of the|portions of the|elements of the|some of the) (information|records|documents|details|data|material|emails|pages)[^.]{0,60}(withheld|redacted|removed|exempt|not (been )?(disclosed|released|provided|included))`),
 	r(cPart, 2.0, "partial.personal_data_removed", `section 40\(2\)|regulation 13\b|(personal|third[- ]party) (data|information|details)[^.]{0,60}(withheld|redacted|removed|not (been )?(disclosed|included))|(names|contact details|signatures|personal details)[^.]{0,40}(have been |were |are )?(withheld|redacted|removed)`),
@@ -413,7 +423,7 @@ var rules = []rule{
 	r(cNone, 2.5, "norecords.search_negative", `search[^.]{0,60}(yielded|produced|returned|revealed|resulted in) (no|none|nothing|zero|0)\b|(found|located|identified) no (\w+ )?(records|documents)|would not have (any )?records|(records|documents) (do|does) not exist`),
 	// "Your request is denied because the Department does not have any
 	// records": the reason is that none exist.
-	over(r(cNone, 3.5, "norecords.denied_as_none", `\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\b(does not|do not|did not) (have|possess|maintain|hold)\b[^.]{0,30}\b(records|documents|information)|\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\bno (responsive )?(records|documents)\b`), "denial.denied"),
+	over(r(cNone, 3.5, "norecords.denied_as_none", `\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\b(does not|do not|did not) (have|possess|maintain|hold) (any|the|such|these|those) (responsive |requested )?(records|documents|information)\b|\b(denied|declined|rejected)\b[^.]{0,30}\b(because|as|since)\b[^.]{0,40}\bno (responsive )?(records|documents)\b`), "denial.denied"),
 	r(cNone, 1.0, "norecords.destroyed", `\b(expunged|purged|destroyed)\b|retention (period|schedule)`),
 	r(cNone, 3.0, "norecords.not_held", `(do|does|did) not hold (any |the |this |that |such |some |all )?(information|records|data|details|documents|files)|(information|data|records?|documents?|details) (is|are|was|were) not held|\bnot held by (the|this|our)|information not held|(hold|holds|held) no (information|records|data|documents)|no (information|data|records) (is|are|was|were) held`),
 	r(cNone, 2.0, "norecords.not_exist", `12\(4\)\(a\)|section 26\b|(do|does|did) not exist|(is|are|was|were) not (recorded|collected|kept|captured|created|compiled|retained)|(we|the (council|department|agency|city)) (do|does|did) not (record|collect|keep|capture|compile|retain|automate|use|track)`),
@@ -454,13 +464,13 @@ var rules = []rule{
 	r(cWrng, 3.0, "wrong.should_go_to", `(request|it|inquiry|this)( should| must| needs to| would need to)( therefore| instead)?( be)? (go|goes|sent|directed|redirected|submitted|addressed|made|filed|forwarded|routed) (directly )?to`),
 	r(cWrng, 2.5, "wrong.maintained_by_other", `(records?|files?|information|documents?) (are|is) (maintained|held|kept|created|generated|owned) by (the|another|a different|a separate)|(are|is) not maintained by (the|our|this)|(another|a different|a separate) (agency|department|office|entity)`),
 	r(cWrng, 2.0, "wrong.contact_other", `(contact|reach out to|direct your request to|submit your request to|send your request to|file your request with|make your request (to|with)) the ([\w.'&-]+ ){0,6}`+agencyWord),
-	r(cWrng, 2.5, "wrong.jurisdiction", `(outside|not within|beyond) (the |our |this )(\w+ )?(jurisdiction|purview|authority)|(does|do) not fall (under|within)`),
+	r(cWrng, 2.5, "wrong.jurisdiction", `(outside|not within|beyond) (the |our |this )(\w+ )?(jurisdiction|purview|authority)|\b(are|is) (under|within) the jurisdiction of (the )?[a-z]|(does|do) not fall (under|within)`),
 	r(cWrng, 2.5, "wrong.referred", `(forwarded|referred|transferred|redirected|rerouted) (your request |this request |the request |it )?to (the )?([\w.'&-]+ ){0,6}`+agencyWord),
 	r(cWrng, 1.0, "wrong.does_not_apply", `(does|do) not apply to (the|this|our) (court|office|agency|entity)`),
-	r(cWrng, 2.5, "wrong.held_by_other", `(is|are|would be|may be|might be|could be|is likely to be|are likely to be) (held|maintained|kept|managed|operated|issued|run|owned|administered|responsible) by (the |a |an )?(other|([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|partnership|office|trust|school|schools|board|boards|commission|providers?|ministry|service)|police|county|state|city|federal|nhs\b)|to whom (you|your request) (may|should|can|could|might)[^.]{0,30}\b(direct|send|address|submit|redirect)|\b(is|are) the (competent|responsible|relevant|appropriate) (authority|body|department|ministry|agency)\b|(another|a different|a separate|the relevant|the appropriate) (public )?(body|authority|organisation|organization)|\b(held|maintained|kept|managed|owned|run) by [^.;]{2,50}(, (and )?not|,? rather than| and not) (by )?(this|the|our|[a-z]+ (county|city|borough|district|regional)) (trust|council|authority|department|agency|office|organisation|organization|body|force|board)\b`),
+	r(cWrng, 2.5, "wrong.held_by_other", `(is|are|would be|may be|might be|could be|is likely to be|are likely to be) (held|maintained|kept|managed|operated|issued|run|owned|administered|responsible) by (the |a |an )?(other|([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|partnership|office|trust|school|schools|board|boards|commission|providers?|ministry|service)|police|county|state|city|federal|nhs\b)|to whom (you|your request) (may|should|can|could|might)[^.]{0,30}\b(direct|send|address|submit|redirect)|\b(which|who) (is|are) the (competent|responsible|relevant|appropriate) (authority|body|department|ministry|agency)\b|(another|a different|a separate|the relevant|the appropriate) (public )?(body|authority|organisation|organization)|\b(held|maintained|kept|managed|owned|run) by [^.;]{2,50}(, (and )?not|,? rather than| and not) (by )?(this|the|our|[a-z]+ (county|city|borough|district|regional)) (trust|council|authority|department|agency|office|organisation|organization|body|force|board)\b`),
 	r(cWrng, 2.5, "wrong.request_for_other_body", `\ba request for (records|information|documents) (from|held by|of|kept by) (another|a different|the ([a-z'-]+ ){0,3}(council|police|county|city|department|agency|authority|office|board|school)|[a-z]+ (council|police|county|city))`),
 	keyed(r(cWrng, 2.5, "wrong.not_our_remit", `(is|are|falls?) (not )?(the )?(responsibility|remit|within the remit|a matter) (of|for) (the )?[a-z]|not (a |an )?(council|department|agency|city|county|our) (responsibility|function|matter)|this is not us\b|\b(council|department|agency|city|county|authority|office|trust|we) (is|are) not responsible for (\w+ ){0,3}(services?|records|information|data|matters?|functions?|requests?|this|that|these|those)\b|(we are|we're) not (the )?(right|correct|appropriate|responsible) (body|authority|organisation|organization|agency|office)|(request|enquiry|inquiry) (is|was) (for|about) (records|information) (from|of|held by) (another|a different|[a-z]+ (council|police|county|city|agency))`), "responsib", "remit", "matter", "not us", "not the right", "not the correct", "not the appropriate", "function", "request is for", "request was for", "enquiry is for", "inquiry is for", "request is about", "request was about"),
-	r(cWrng, 2.0, "wrong.make_request_to", `(make|submit|send|direct|address|file|redirect|lodge) (a |an |your |this )?(foi |freedom of information |records |public records |open records )?(request|enquiry|inquiry|application) (directly )?(to|with) (them|that (department|agency|body|authority|council|office|organi[sz]ation)|the ([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|office|board|school|schools|district|commission|court|clerk|sheriff|ministry|service|trust)|[a-z&]{3,10}\.|([a-z.'&-]+ ){1,3}(epa|district|department|agency|office|authority|council|commission|board|police|county|city|court|clerk|sheriff|trust)('s)?\b|[^.]{1,40}('s (foi|freedom of information|information|records|access) (team|office|unit|officer)|@))|(contact|write to) (them|the ([a-z'-]+ ){1,3}(police|council|partnership|county|city|agency|authority|school|schools)|[a-z]+ (city|county|council|police)|schools?) (directly|at|by|on|via|to request)`),
+	r(cWrng, 2.0, "wrong.make_request_to", `(make|submit|send|direct|address|file|redirect|lodge) (a |an |your |this )?(foi |freedom of information |records |public records |open records )?(request|enquiry|inquiry|application) (directly )?(to|with) (them|that (department|agency|body|authority|council|office|organi[sz]ation)|the ([a-z'-]+ ){1,3}(police|council|county|city|department|agency|authority|office|board|school|schools|district|commission|court|clerk|sheriff|ministry|service|trust)|[a-z&]{3,10}(\.| (at|via|by|on)\b)|([a-z.'&-]+ ){1,3}(epa|district|department|agency|office|authority|council|commission|board|police|county|city|court|clerk|sheriff|trust)('s)?\b|[^.]{1,40}('s (foi|freedom of information|information|records|access) (team|office|unit|officer)|@))|(contact|write to) (them|the ([a-z'-]+ ){1,3}(police|council|partnership|county|city|agency|authority|school|schools)|[a-z]+ (city|county|council|police)|schools?) (directly|at|by|on|via|to request)`),
 	r(cWrng, 3.0, "wrong.sent_in_error", `(sent|mailed|addressed|reached|came to|directed) (us |this office |me |our office )?(in error|to the wrong|by mistake)|\b(sent|addressed|directed|delivered) to [^.!?\n]{0,60}\b(in error|by mistake)\b|\bwrong (address|agency|office|department|public body|authority)\b`),
 
 	// PORTAL_REDIRECT
@@ -471,7 +481,7 @@ var rules = []rule{
 	r(cPort, 1.0, "portal.use_link", `(use|utilize|go to|click|visit) the (below |above |following )?(link|portal|url|website)`),
 	// A form to fill in, online or attached, is the channel a request must
 	// take (an attached form is no record).
-	over(keyed(r(cPort, 2.0, "portal.online_form", `(use|complete|fill (in|out)|submit) (the|our|an) (online|web|electronic|attached|enclosed) ([\w-]+ ){0,4}(form|portal)\b|(e-?mails?|requests?) (sent|submitted|made) (to|by|via) [^.]{0,30}\b(are|is|will) not (be )?(considered|accepted|processed|treated as)|(via|through|using) (the|our) (online|web) (form|portal|request system)|(no longer|do not|don't|cannot|can not) accept[^.]{0,40}(e-?mail|requests|submissions)`), "online", "web", "electronic", "accept", "attached", "enclosed", "not be", "not considered", "not accepted", "not processed", "not treated"), "ready.attached_records", "ready.attached_anything"),
+	over(keyed(r(cPort, 2.0, "portal.online_form", `(use|complete|fill (in|out)|submit) (the|our|an) (online|web|electronic) ([\w-]+ ){0,4}(form|portal)\b|(use|complete|fill (in|out)|submit) (the|our|an) (attached|enclosed) ([\w-]+ ){0,4}(request|application) form\b|(e-?mails?|requests?) (sent|submitted|made) (to|by|via) [^.]{0,30}\b(are|is|will) not (be )?(considered|accepted|processed|treated as)|(via|through|using) (the|our) (online|web) (form|portal|request system)|(no longer|do not|don't|cannot|can not) accept[^.]{0,40}(e-?mail|requests|submissions)`), "online", "web", "electronic", "accept", "attached", "enclosed", "not be", "not considered", "not accepted", "not processed", "not treated"), "ready.attached_records", "ready.attached_anything"),
 	r(cPort, 2.0, "portal.resubmit", `\b(resubmit|re-submit)\b|submit (a |your )?new request (through|via|on|using|at|online|in)\b|submit (it|your request|the request) (again|through|via|on|using)`),
 
 	// German replies (IFG, UIG, VIG and the Länder's transparency and
@@ -513,24 +523,31 @@ func negated(pre string) bool {
 	return phraseWithin(pre, negationWords, 25) || phraseWithin(pre, hypotheticalWords, 40)
 }
 
-// conditionalSentence reports whether the sentence holding lower[at]
-// opens with a condition before it: "If we are unable to respond within
-// this timeframe, we will notify you of an extension."
-func conditionalSentence(lower string, at int) bool {
+// conditionalSentence reports whether lower[at:end] is said only on a
+// condition: inside an opening "if"/"unless" clause (before its comma), or
+// anywhere in a sentence whose condition is the agency's own failure ("If
+// we are unable to respond within this timeframe, we will notify you of
+// an extension").
+func conditionalSentence(lower string, at, end int) bool {
 	start := max(0, at-300)
 	if i := strings.LastIndexAny(lower[start:at], ".!?\n"); i >= 0 {
 		start += i + 1
 	}
 	head := strings.TrimLeft(lower[start:at], " \t\"'(")
-	for _, w := range conditionWords {
+	for _, w := range ownConditionWords {
 		if strings.HasPrefix(head, w) {
 			return true
 		}
 	}
+	if strings.HasPrefix(head, "if ") || strings.HasPrefix(head, "unless ") {
+		return !strings.Contains(head, ",")
+	}
 	return false
 }
 
-var conditionWords = []string{"if ", "should ", "in the event", "unless ", "in case "}
+// ownConditionWords open a sentence whose every clause hangs on the
+// agency's own failure or an event that has not happened.
+var ownConditionWords = []string{"if we ", "if i ", "if the department", "if the council", "if the agency", "if the authority", "in the event"}
 
 // modalInside reports whether a match (lower-cased) holds a modal that
 // makes it a possibility, not a statement: "certain information may be
@@ -584,7 +601,7 @@ func scoreRulesOf(table []rule, ix *gramIndex, body string) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower)
-	restated := restatedSpans(ix)
+	restated := restatedSpans(ix, body)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
 	for i := range table {
@@ -648,7 +665,10 @@ func acceptCue(ru *rule, lower, body string, sp [2]int, ms [][]int, restated [][
 			continue
 		}
 		pre := lower[max(0, m0-50):m0]
-		if ru.negatable && (negated(pre) || modalInside(lower[m0:m1]) || conditionalSentence(lower, m0)) {
+		if ru.negatable && (negated(pre) || ru.class == cPart && modalInside(lower[m0:m1]) || conditionalSentence(lower, m0, m1)) {
+			continue
+		}
+		if ru.unless != nil && ru.unless.MatchString(sentenceAround(lower, m0, m1)) {
 			continue
 		}
 		w, boiler := ru.weight, false
@@ -901,7 +921,7 @@ func restatesAt(lower string, m []int) bool {
 // (ascending) that restate the requester's words; cues found there are the
 // requester's, not the agency's ("Thank you for your request for information concerning: can
 // you confirm …").
-func restatedSpans(ix *gramIndex) [][2]int {
+func restatedSpans(ix *gramIndex, body string) [][2]int {
 	lower := ix.text
 	var out [][2]int
 	add := func(from int, skipSentenceEnd bool) {
@@ -951,8 +971,12 @@ func restatedSpans(ix *gramIndex) [][2]int {
 	for _, m := range restatedFieldRe.findAllIn(ix, 16) {
 		add(m[1], false)
 	}
-	// The request's questions, answered in place, are its words too.
-	out = append(out, answeredQuestionSpans(lower)...)
+	// The request's questions, answered in place, are its words too
+	// (found on the lines as written: ix.text has single line breaks
+	// unwrapped, at the same offsets).
+	if strings.Contains(lower, "?") {
+		out = append(out, answeredQuestionSpans(asciiLower(body))...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }

@@ -570,10 +570,11 @@ func itemisedResponse(ix *gramIndex) bool {
 	return false
 }
 
-// figureItemRe is a numbered item that states a figure after its label
-// ("1. Number of households in temporary accommodation: 6,204.", "Q2
-// Total spend in 2023: £2.1m.").
-var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?–-]\s*[£$€]?\d`)
+// figureItemRe is a numbered item that states a figure after its label,
+// the figure ending the line ("1. Number of households in temporary
+// accommodation: 6,204.", "Q2 Total spend in 2023: £2.1m."); a date or a
+// year range ("Payroll data: 2018-2023") is not one.
+var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?]\s*[£$€]?\d[\d,]*(?:\.\d+)?\s*(?:%|m|k|bn|million|billion)?\.?\s*$`)
 
 // figureItems counts the numbered items of lower (lower-cased, with its
 // line breaks) that state a figure: two or more are answers in place even
@@ -686,8 +687,9 @@ func answeredAfter(lines []string, q int) (bool, string) {
 }
 
 // notHeldAnswerRe is an answer in place that gives no information ("Not
-// held.", "We do not record this information.", "As above.").
-var notHeldAnswerRe = regexp.MustCompile(`^(?:n/a|none|nil|as above|not (?:held|recorded|known|available|collected))\b|^(?:we|the (?:council|authority|department|trust|force)) (?:do|does) not (?:hold|record|have|keep|collect)\b`)
+// held.", "We do not record this information.", "As above.", a refusal or
+// a withholding).
+var notHeldAnswerRe = regexp.MustCompile(`^(?:n/a|none|nil|as above|not (?:held|recorded|known|available|collected))\b|^(?:we|the (?:council|authority|department|trust|force)) (?:do|does) not (?:hold|record|have|keep|collect)\b|\b(?:refus|withh[oe]ld|exempt|neither confirm|cannot (?:provide|disclose|release)|unable to (?:provide|disclose|release))`)
 
 // lateRe is an apology for lateness: the deadline has passed, so the reply
 // is not a first acknowledgment (it delivers, or it moves the date).

@@ -90,10 +90,8 @@ var (
 		`^\)?\s*((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
 		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
 	// spentPre and spentPost mark a sum the records report, not a charge:
-	// "the council spent £3,400", "£1,182.58 was spent on repairs", "the
-	// total legal cost was £82,000" (a reported total is past tense; a
-	// quote is not).
-	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out|(total|figure|amount|sum|cost|costs|spend|spending|bill)( of [\w ]{1,30})? (was|were|came to|amounted to|totall?ed))\s*:?\s*\(?$`)
+	// "the council spent £3,400", "£1,182.58 was spent on repairs".
+	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
 	spentPost = regexp.MustCompile(`(?i)^\)?\s*(was|were|has been|have been|had been|is being) (spent|paid out|invested|allocated|budgeted)\b|^\)?\s*spent\b`)
 	// limitNounRe names a cost limit or threshold: "the appropriate limit"
 	// (UK FOIA s.12), "the cost limit", "a threshold"; group 1 is the
@@ -751,7 +749,8 @@ var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit"
 // somewhere (every fee quote of the three corpora does).
 var feeContextWords = []string{"pay", "remit", "deposit", "invoice", "cheque", "money order", "proceed", "agree", "authoriz", "authoris",
 	"confirm", "estimat", "fee", "charge", "quote", "billable", "due", "per hour", "per page", "an hour", "hourly", "a page",
-	"will cost", "would cost", "cost of", "costs of", "cost to", "cost for", "total cost", "billed", "/hour", "/hr", "/page", "hrs", "hr @", "hours at"}
+	"will cost", "would cost", "cost of", "costs of", "cost to", "cost for", "total cost", "billed", "/hour", "/hr", "/page", "hrs", "hr @", "hours at",
+	"check", "cents", "each", "owed", "cash", "total is", "total of", "costs $"}
 
 // paymentNear reports whether a payment word is within 150 bytes before
 // the amount or 60 after it: otherwise the amount is part of the records

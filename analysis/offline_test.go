@@ -461,7 +461,7 @@ func TestRestatedSpansOnlyRestatements(t *testing.T) {
 		{"you asked: 1. when did the auditor report? we received the report in may. we have refused the names of the senders.", false},
 	} {
 		ix := newGramIndex(tc.text)
-		spans := restatedSpans(ix)
+		spans := restatedSpans(ix, tc.text)
 		ix.release()
 		p := strings.LastIndex(tc.text, "refus")
 		if got := inSpans(spans, p); got != tc.want {
@@ -653,6 +653,16 @@ func TestNewCuesKeepTheirPlace(t *testing.T) {
 		{cFee, "In 2023/24 the Council's legal team dealt with 46 applications for civil injunctions. The total legal cost was £82,000."},
 		{cFee, "Thank you for your request about CCTV cameras. The Council operates 214 public space CCTV cameras, of which 38 are not working. The annual maintenance contract costs £96,000. No information has been withheld."},
 		{cNone, "1. Number of households in temporary accommodation at 31 March 2024: 6,204.\n2. Number of children in those households: 11,317.\n3. Average length of stay: The council does not hold this information in a reportable format."},
+		{cRdy, "1. How many drones does the force own?\n12.\n2. Where are they stored?\nWe are withholding this information under section 31(1)(a) as disclosure would prejudice law enforcement.\n3. What was the budget in 2023?\n£84,000."},
+		{cPart, "1. How many officers were disciplined in 2023?\n\nWe are refusing this part under section 40(2) as it is personal data.\n\n2. How many were dismissed?\n\nWe are refusing this part under section 40(2) as it is personal data."},
+		{cPart, "Your request reference 24-881 has been received. Requested items:\n1) Body camera footage - 14 March 2024\n2) CAD report - 14 March 2024\nWe will respond within 10 business days. Please note that portions of video are often redacted before release."},
+		{cPart, "Attached are the records you requested. Duplicate copies have been removed to reduce the file size. This completes your request."},
+		{cRdy, "Your records are ready. The cost of copies came to $18.75. Please send a check payable to the City of Dover and we will mail them."},
+		{cNone, "Your request is denied as the agency does not have authority to disclose records compiled by the grand jury; they are confidential under Rule 6(e)."},
+		{cClar, "Unless you agree to narrow your request, we will need an extension of 20 working days to consider the public interest test."},
+		{cClar, "Should you wish to pursue this, the Department is not the custodian of these records; the County Assessor holds them."},
+		{cWrng, "Our department is the competent authority for fisheries. After searching, we found that the documents you describe do not exist."},
+		{cPort, "Attached are the completed inspection forms you requested. Please complete the enclosed receipt form and return it to us. This completes your request."},
 		{cRdy, "1. How many cyber attacks did the Council suffer in 2023? We do not record this information.\n2. How many of these resulted in data loss? As above, not recorded.\n3. How much was paid in ransom? Not held."},
 		{cExt, "We will respond to your request no later than 11 September 2024. If we are unable to respond within this timeframe, we will notify you of an extension."},
 		{cClar, "The number of voters turned away for lack of photographic identification was 318. Of these, 201 returned later with valid proof of identity and voted."},
