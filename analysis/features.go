@@ -233,11 +233,13 @@ func mayStillWork(lower string) bool {
 	return strings.Contains(lower, "still ") || strings.Contains(lower, "continu")
 }
 
-// pagesReviewedRe and pagesOfRe count the pages a release letter reviewed
-// and released ("120 pages were reviewed and 96 pages are being released",
-// "96 of 120 pages are released": the FBI's and DOJ's page accounting).
+// pagesReviewedRe, pagesActiveRe and pagesOfRe count the pages a release
+// letter reviewed and released ("120 pages were reviewed and 96 pages are
+// being released", "we located 64 pages. We are releasing 50 pages", "96
+// of 120 pages are released": the FBI's and DOJ's page accounting).
 var (
 	pagesReviewedRe = regexp.MustCompile(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
+	pagesActiveRe   = regexp.MustCompile(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(releasing|release|produce|producing|provide|providing) (\d[\d,]*) pages?\b`)
 	pagesOfRe       = regexp.MustCompile(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
 )
 
@@ -261,6 +263,11 @@ func pagesWithheld(lower string) (string, bool) {
 	}
 	if m := pagesReviewedRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
 		if r, rel := num(lower[m[2]:m[3]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
+			return lower[m[0]:m[1]], true
+		}
+	}
+	if m := pagesActiveRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+		if r, rel := num(lower[m[4]:m[5]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
 	}
