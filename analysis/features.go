@@ -239,7 +239,7 @@ func mayStillWork(lower string) bool {
 // of 120 pages are released": the FBI's and DOJ's page accounting).
 var (
 	pagesReviewedRe = regexp.MustCompile(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
-	pagesActiveRe   = regexp.MustCompile(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(releasing|release|produce|producing|provide|providing) (\d[\d,]*) pages?\b`)
+	pagesActiveRe   = regexp.MustCompile(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(are releasing|is releasing|are producing|are providing|released|produced|provided) (\d[\d,]*) pages?\b( (to you|in full|with))?([^a-z]|$)`)
 	pagesOfRe       = regexp.MustCompile(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
 )
 

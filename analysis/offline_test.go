@@ -665,6 +665,8 @@ func TestNewCuesKeepTheirPlace(t *testing.T) {
 		{cNone, "1. Number of households in temporary accommodation at 31 March 2024: 6,204.\n2. Number of children in those households: 11,317.\n3. Average length of stay: The council does not hold this information in a reportable format."},
 		{cWrng, "We don't have anything. No reports were taken by this office involving the individual you named."},
 		{cWrng, "Thank you for contacting the Office of the Registrar. Public records requests to the University are handled by the Office of General Counsel through its online form."},
+		{cPart, "We located 3,000 pages and expect to release 500 pages a month beginning in June."},
+		{cNone, "There are no results to share yet; we will update you when we hear back from the department."},
 		{cRdy, "1. How many drones does the force own?\n12.\n2. Where are they stored?\nWe are withholding this information under section 31(1)(a) as disclosure would prejudice law enforcement.\n3. What was the budget in 2023?\n£84,000."},
 		{cPart, "1. How many officers were disciplined in 2023?\n\nWe are refusing this part under section 40(2) as it is personal data.\n\n2. How many were dismissed?\n\nWe are refusing this part under section 40(2) as it is personal data."},
 		{cPart, "Your request reference 24-881 has been received. Requested items:\n1) Body camera footage - 14 March 2024\n2) CAD report - 14 March 2024\nWe will respond within 10 business days. Please note that portions of video are often redacted before release."},
