@@ -597,16 +597,16 @@ var appealExempt = map[string]bool{"denial.review_upheld": true, "denial.appeal_
 // keys (every match contains one), so a reply costs a few sentence scans
 // per cue rather than a scan of the whole text; cues without keys scan the
 // whole text. A cue counts once, at its first match that is not negated.
-func scoreRules(ix *gramIndex, body string) []evidence {
-	return dropOverlaps(scoreRulesOf(rules, ix, body))
+func scoreRules(ix *gramIndex, body string, questions [][2]int) []evidence {
+	return dropOverlaps(scoreRulesOf(rules, ix, body, questions))
 }
 
 // scoreRulesOf is scoreRules over the rules of table, overlaps kept.
-func scoreRulesOf(table []rule, ix *gramIndex, body string) []evidence {
+func scoreRulesOf(table []rule, ix *gramIndex, body string, questions [][2]int) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower)
-	restated := restatedSpans(ix, body)
+	restated := restatedSpans(ix, questions)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
 	for i := range table {
@@ -926,7 +926,7 @@ func restatesAt(lower string, m []int) bool {
 // (ascending) that restate the requester's words; cues found there are the
 // requester's, not the agency's ("Thank you for your request for information concerning: can
 // you confirm …").
-func restatedSpans(ix *gramIndex, body string) [][2]int {
+func restatedSpans(ix *gramIndex, questions [][2]int) [][2]int {
 	lower := ix.text
 	var out [][2]int
 	add := func(from int, skipSentenceEnd bool) {
@@ -979,9 +979,7 @@ func restatedSpans(ix *gramIndex, body string) [][2]int {
 	// The request's questions, answered in place, are its words too
 	// (found on the lines as written: ix.text has single line breaks
 	// unwrapped, at the same offsets).
-	if strings.Contains(lower, "?") {
-		out = append(out, answeredQuestionSpans(asciiLower(body))...)
-	}
+	out = append(out, questions...)
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }

@@ -597,9 +597,13 @@ func figureItems(lower string) int {
 // (answerRe) that gives information ("Not held." does not:
 // notHeldAnswerRe). lower is the lower-cased agency text with its original
 // line breaks.
-func answeredQuestions(lower string) int {
+func answeredQuestions(lower string) int { return informativeAnswers(answeredQuestionList(lower)) }
+
+// informativeAnswers counts the questions of qs whose answer gives
+// information (not notHeldAnswerRe).
+func informativeAnswers(qs []answeredQuestion) int {
 	n := 0
-	for _, q := range answeredQuestionList(lower) {
+	for _, q := range qs {
 		if !notHeldAnswerRe.MatchString(q.answer) {
 			n++
 		}
@@ -614,14 +618,16 @@ type answeredQuestion struct {
 	answer string
 }
 
-// answeredQuestionSpans returns the byte spans of lower (from the item's
-// start to its question mark) of the request's questions the reply
-// answers in place: the requester's words, restated ("1. How many requests
+// questionSpans returns the spans of qs (from each item's start to its
+// question mark): the requester's words, restated ("1. How many requests
 // did the Council refuse as vexatious? 7.").
-func answeredQuestionSpans(lower string) [][2]int {
-	var out [][2]int
-	for _, q := range answeredQuestionList(lower) {
-		out = append(out, q.span)
+func questionSpans(qs []answeredQuestion) [][2]int {
+	if len(qs) == 0 {
+		return nil
+	}
+	out := make([][2]int, len(qs))
+	for i, q := range qs {
+		out[i] = q.span
 	}
 	return out
 }

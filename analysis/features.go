@@ -58,6 +58,9 @@ type reading struct {
 	ev           []evidence
 	attachments  []string   // file names: the message's, then "[Attachments: …]" lines
 	nameEv       []evidence // what the attachments' names say (nameEvidence)
+	// answered are the request's questions the reply answers in place
+	// (answeredQuestionList on the lines as written).
+	answered []answeredQuestion
 	english      bool
 	german       bool    // not English, and reads as German
 	tokens       []token // the words of body
@@ -113,7 +116,8 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
 	atts := reply.Attachments
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
-	rd.ev = scoreRules(rd.lix, body)
+	rd.answered = answeredQuestionList(lower)
+	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
 	rd.nameEv = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
 	rd.english, rd.german = language(body, rd.tokens)
@@ -220,7 +224,7 @@ func nameEvidence(attachments []string) []evidence {
 	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
 	nix := newGramIndex(names)
 	defer nix.release()
-	return dropOverlaps(append(scoreRulesOf(rules, nix, names), scoreRulesOf(titleRules, nix, names)...))
+	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), scoreRulesOf(titleRules, nix, names, nil)...))
 }
 
 // stillWorkingRe: part of the request is still being worked on ("we are
@@ -430,7 +434,7 @@ func (rd *reading) facts() []fact {
 		out = append(out, fact{"delivered_and_withheld", "records delivered while some are withheld, redacted or still to come"})
 	}
 	answered := false
-	if n := answeredQuestions(rd.bix.text); n >= 2 {
+	if n := informativeAnswers(rd.answered); n >= 2 {
 		out = append(out, fact{"answers_inline", strconv.Itoa(n) + " of the request's questions answered in place"})
 		answered = true
 	} else if itemisedResponse(rd.bix) {
