@@ -19,6 +19,10 @@
 //     replies from the UK, Germany, Western Australia, the EU, Albania and
 //     Brazil). Used to train and score the analyzer, by tests, the demo and
 //     `make eval`.
+//   - written/<batch>/*.json: 720 replies written for training (six batches
+//     of 120, 12 per class; written/README.md says how), never an agency's:
+//     the analyzer trains on them beside the real sets, and cross-validation
+//     scores them apart, never pooled with the real replies.
 package dataset
 
 import (
@@ -38,8 +42,15 @@ var JurisdictionDeadlinesCSV []byte
 //go:embed replies/*/*.json
 var repliesFS embed.FS
 
+//go:embed written/*/*.json
+var writtenFS embed.FS
+
 // SetNames are the reply sets under replies/, in a fixed order.
 var SetNames = []string{"agency-replies", "muckrock-2022", "foi-international"}
+
+// WrittenSetNames are the batches of written replies under written/, in a
+// fixed order (written/README.md).
+var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", "commonwealth", "mixed-hard"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
@@ -54,6 +65,9 @@ type Reply struct {
 	LabelSource string   `json:"label_source"`
 	FeeAmount   *float64 `json:"fee_amount"`
 	Notes       string   `json:"notes"`
+	// Written: a reply written for training (written/), not one an agency
+	// sent.
+	Written bool `json:"-"`
 }
 
 // FeeCents returns the labelled fee in integer cents, or nil.
@@ -103,7 +117,34 @@ func Corpus() ([]Reply, error) { return Set("agency-replies") }
 // Set returns one embedded reply set sorted by file name; an unknown name is
 // an error.
 func Set(name string) ([]Reply, error) {
-	sub, err := fs.Sub(repliesFS, "replies/"+name)
+	return loadSet(repliesFS, "replies", name, false)
+}
+
+// AllReplies returns every embedded set, in SetNames order.
+func AllReplies() ([]Reply, error) {
+	return loadSets(repliesFS, "replies", SetNames, false)
+}
+
+// Written returns every batch of written replies, in WrittenSetNames order,
+// each reply's Set its batch and Written true.
+func Written() ([]Reply, error) {
+	return loadSets(writtenFS, "written", WrittenSetNames, true)
+}
+
+func loadSets(fsys fs.FS, dir string, names []string, written bool) ([]Reply, error) {
+	var out []Reply
+	for _, n := range names {
+		rs, err := loadSet(fsys, dir, n, written)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+func loadSet(fsys fs.FS, dir, name string, written bool) ([]Reply, error) {
+	sub, err := fs.Sub(fsys, dir+"/"+name)
 	if err != nil {
 		return nil, err
 	}
@@ -115,22 +156,9 @@ func Set(name string) ([]Reply, error) {
 		return nil, fmt.Errorf("set %s: no replies", name)
 	}
 	for i := range rs {
-		rs[i].Set = name
+		rs[i].Set, rs[i].Written = name, written
 	}
 	return rs, nil
-}
-
-// AllReplies returns every embedded set, in SetNames order.
-func AllReplies() ([]Reply, error) {
-	var out []Reply
-	for _, n := range SetNames {
-		rs, err := Set(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
-	}
-	return out, nil
 }
 
 // LoadReplies reads every *.json reply in fsys (the format of

@@ -77,3 +77,50 @@ func TestReplySetsKeepAttributionAndGroups(t *testing.T) {
 		t.Error("unknown set accepted")
 	}
 }
+
+// The written batches: 120 replies each, 12 of every class, each marked as
+// written and saying so in its source, a fee amount only on a fee quote.
+func TestWrittenBatchesAreBalancedAndMarked(t *testing.T) {
+	rs, err := Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perBatch := map[string]map[string]int{}
+	for _, r := range rs {
+		if !r.Written {
+			t.Errorf("%s/%s is not marked written", r.Set, r.Name)
+		}
+		if !strings.HasPrefix(r.Source, "written: ") || !strings.Contains(r.Source, "synthetic, not a real agency reply") {
+			t.Errorf("%s/%s: source %q does not say it is written", r.Set, r.Name, r.Source)
+		}
+		if r.FeeAmount != nil && r.Label != "FEE_QUOTE" {
+			t.Errorf("%s/%s: fee amount on a %s", r.Set, r.Name, r.Label)
+		}
+		if perBatch[r.Set] == nil {
+			perBatch[r.Set] = map[string]int{}
+		}
+		perBatch[r.Set][r.Label]++
+	}
+	if len(perBatch) != len(WrittenSetNames) {
+		t.Fatalf("%d written batches, want %d", len(perBatch), len(WrittenSetNames))
+	}
+	for set, labels := range perBatch {
+		if len(labels) != 10 {
+			t.Errorf("batch %s has %d labels, want 10", set, len(labels))
+		}
+		for l, n := range labels {
+			if n != 12 {
+				t.Errorf("batch %s has %d %s, want 12", set, n, l)
+			}
+		}
+	}
+	real, err := AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range real {
+		if r.Written {
+			t.Fatalf("%s/%s: a real reply marked written", r.Set, r.Name)
+		}
+	}
+}
