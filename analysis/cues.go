@@ -534,18 +534,35 @@ func negated(pre string) bool {
 // we are unable to respond within this timeframe, we will notify you of
 // an extension").
 func conditionalSentence(lower string, at, end int) bool {
+	head := sentenceHeadBefore(lower, at)
+	if ownCondition(head) {
+		return true
+	}
+	if strings.HasPrefix(head, "if ") || strings.HasPrefix(head, "unless ") {
+		return !strings.Contains(head, ",")
+	}
+	return false
+}
+
+// sentenceHeadBefore returns the sentence of lower that ends at at, up to
+// at (at most 300 bytes), without its leading spaces and quotes.
+func sentenceHeadBefore(lower string, at int) string {
 	start := max(0, at-300)
 	if i := strings.LastIndexAny(lower[start:at], ".!?\n"); i >= 0 {
 		start += i + 1
 	}
-	head := strings.TrimLeft(lower[start:at], " \t\"'(")
+	return strings.TrimLeft(lower[start:at], " \t\"'(")
+}
+
+// ownCondition reports whether a sentence (its head) hangs on the
+// agency's own failure or an event that has not happened: nothing in it is
+// said yet, whatever cue it holds ("If we are unable to respond within
+// this timeframe, we will notify you of an extension").
+func ownCondition(head string) bool {
 	for _, w := range ownConditionWords {
 		if strings.HasPrefix(head, w) {
 			return true
 		}
-	}
-	if strings.HasPrefix(head, "if ") || strings.HasPrefix(head, "unless ") {
-		return !strings.Contains(head, ",")
 	}
 	return false
 }
@@ -670,7 +687,8 @@ func acceptCue(ru *rule, lower, body string, sp [2]int, ms [][]int, restated [][
 			continue
 		}
 		pre := lower[max(0, m0-50):m0]
-		if ru.negatable && (negated(pre) || ru.class == cPart && modalInside(lower[m0:m1]) || conditionalSentence(lower, m0, m1)) {
+		if ru.negatable && (negated(pre) || ru.class == cPart && modalInside(lower[m0:m1]) || conditionalSentence(lower, m0, m1)) ||
+			!ru.negatable && ownCondition(sentenceHeadBefore(lower, m0)) {
 			continue
 		}
 		if ru.unless != nil && ru.unless.MatchString(sentenceAround(lower, m0, m1)) {

@@ -19,11 +19,14 @@
 //     extractors' facts (fee amount, exemption citation, portal, download
 //     link: fee.go, extract.go). Attachment names are features too.
 //     2. model (model.go): a multinomial logistic regression trained by
-//     cmd/train (package analysis/training) on the project's labelled
-//     replies and embedded as model.txt. The cues' hand-set weights are
-//     the prior the training regularises towards, not a verdict.
+//     cmd/train (package analysis/training) on the project's 155 labelled
+//     real replies and 720 replies written for training
+//     (dataset/written), and embedded as model.txt. The cues' hand-set
+//     weights are the prior the training regularises towards, not a
+//     verdict; words, word pairs and sentence concepts are learned from
+//     the replies alone.
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
-//     on replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
+//     on real replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
 //     means what it says. Below UnknownBelow, without any FOIA cue (other
 //     than a weak one such as "thank you for your request") or fact, or
 //     when the reply is neither English nor German, the class is UNKNOWN.

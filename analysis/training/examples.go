@@ -21,28 +21,34 @@ func Examples(replies []dataset.Reply) []Example {
 			Group:    r.Group(),
 			Label:    workflow.Class(r.Label),
 			Features: analysis.Features(workflow.Reply{Text: r.Text}),
+			Written:  r.Written,
 		}
 	}
 	return out
 }
 
 // ShippedModel trains the model the analyzer ships, on every embedded reply
-// set with DefaultOptions, and returns its file (analysis/model.txt) and the
-// model.
+// set and the written batches with DefaultOptions, and returns its file
+// (analysis/model.txt) and the model.
 func ShippedModel() ([]byte, *analysis.Model, error) {
 	replies, err := dataset.AllReplies()
 	if err != nil {
 		return nil, nil, err
 	}
+	written, err := dataset.Written()
+	if err != nil {
+		return nil, nil, err
+	}
 	o := DefaultOptions()
-	m, err := Train(Examples(replies), o)
+	m, err := Train(Examples(append(replies, written...)), o)
 	if err != nil {
 		return nil, nil, err
 	}
 	m.Meta = []string{
 		fmt.Sprintf("trained_on %d replies: %s", len(replies), strings.Join(dataset.SetNames, ", ")),
-		fmt.Sprintf("options bits=%d min_docs=%d l2_text=%g l2_cue=%g l2_bias=%g prior_scale=%g iterations=%d seed=%d",
-			o.Bits, o.MinDocs, o.L2Text, o.L2Cue, o.L2Bias, o.PriorScale, o.Iterations, o.Seed),
+		fmt.Sprintf("and %d written replies: %s", len(written), strings.Join(dataset.WrittenSetNames, ", ")),
+		fmt.Sprintf("options bits=%d min_docs=%d l2_text=%g l2_cue=%g l2_bias=%g prior_scale=%g written_weight=%g iterations=%d seed=%d",
+			o.Bits, o.MinDocs, o.L2Text, o.L2Cue, o.L2Bias, o.PriorScale, o.WrittenWeight, o.Iterations, o.Seed),
 		"calibration temperature fitted on leave-one-set-out predictions",
 		"regenerate with: make train",
 	}

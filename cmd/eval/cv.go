@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/foiaflow/foiaflow/analysis"
@@ -28,14 +29,21 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	written, err := dataset.Written()
+	if err != nil {
+		return err
+	}
 	exs := training.Examples(replies)
+	wexs := training.Examples(written)
 	o := training.DefaultOptions()
 	start := time.Now()
 
+	// Every real split trains on all the written replies too; they are
+	// never held out there.
 	folds := training.Folds(exs, c.folds, o.Seed)
 	var kfold []split
 	for f := 0; f < c.folds; f++ {
-		s := split{name: fmt.Sprintf("kfold/%d", f+1)}
+		s := split{name: fmt.Sprintf("kfold/%d", f+1), train: slices.Clone(wexs)}
 		for i, ex := range exs {
 			if folds[i] == f {
 				s.test = append(s.test, replies[i])
@@ -47,7 +55,7 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	}
 	var loso []split
 	for _, set := range dataset.SetNames {
-		s := split{name: "loso/" + set}
+		s := split{name: "loso/" + set, train: slices.Clone(wexs)}
 		for i, ex := range exs {
 			if ex.Set == set {
 				s.test = append(s.test, replies[i])
@@ -57,8 +65,23 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 		}
 		loso = append(loso, s)
 	}
+	// The written batches, each scored by a model trained on the real sets
+	// and the other batches: text no cue was written against.
+	var lobo []split
+	for _, set := range dataset.WrittenSetNames {
+		s := split{name: "written/" + set, train: slices.Clone(exs)}
+		for i, ex := range wexs {
+			if ex.Set == set {
+				s.test = append(s.test, written[i])
+			} else {
+				s.train = append(s.train, ex)
+			}
+		}
+		lobo = append(lobo, s)
+	}
 
-	fmt.Fprintf(out, "cross-validation over %d replies in %d sets (%s), MIN_CONFIDENCE %.2f\n", len(replies), len(dataset.SetNames), joinSets(), c.minConfidence)
+	fmt.Fprintf(out, "cross-validation over %d replies in %d sets (%s), MIN_CONFIDENCE %.2f; %d written replies in %d batches train every split\n",
+		len(replies), len(dataset.SetNames), joinSets(), c.minConfidence, len(written), len(dataset.WrittenSetNames))
 	kAll, err := runSplits(ctx, c, o, kfold, out, false)
 	if err != nil {
 		return err
@@ -68,6 +91,16 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	printReport(out, km, kAll)
 	printReliability(out, kAll)
 	fmt.Fprintln(out, lastLine(km)+" split=kfold")
+
+	fmt.Fprintln(out, "\n== written replies, leave-one-batch-out (train on the real sets and the other batches, score this one)")
+	wAll, err := runSplits(ctx, c, o, lobo, out, false)
+	if err != nil {
+		return err
+	}
+	wm := score(wAll, c.minConfidence)
+	printReport(out, wm, wAll)
+	printReliability(out, wAll)
+	fmt.Fprintln(out, lastLine(wm)+" split=written")
 
 	fmt.Fprintln(out, "\n== leave-one-set-out (train on the other sets, score this one)")
 	lAll, err := runSplits(ctx, c, o, loso, out, true)

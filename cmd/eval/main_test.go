@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foiaflow/foiaflow/dataset"
 	"github.com/foiaflow/foiaflow/workflow"
 )
 
@@ -84,8 +85,8 @@ func TestRunErrors(t *testing.T) {
 
 var lastLineRe = regexp.MustCompile(`^eval: n=\d+ accuracy=\d\.\d{3} macro_f1=\d\.\d{3} fee_exact=\d\.\d{3} fee_n=\d+ confident_wrong=\d\.\d{3} coverage=\d\.\d{3}( split=\S+)?$`)
 
-// -cv prints one contract line per split, k-fold and each held-out set,
-// and the pooled leave-one-set-out line last.
+// -cv prints one contract line per split, k-fold, each held-out set and
+// each written batch, and the pooled leave-one-set-out line last.
 func TestCrossValidationLines(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
@@ -104,7 +105,11 @@ func TestCrossValidationLines(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"kfold/1", "kfold/2", "kfold", "loso/agency-replies", "loso/muckrock-2022", "loso/foi-international", "loso"} {
+	want := []string{"kfold/1", "kfold/2", "kfold", "loso/agency-replies", "loso/muckrock-2022", "loso/foi-international", "loso", "written"}
+	for _, b := range dataset.WrittenSetNames {
+		want = append(want, "written/"+b)
+	}
+	for _, want := range want {
 		if !splits[want] {
 			t.Errorf("no line for split %s", want)
 		}
