@@ -36,7 +36,10 @@ type amount struct {
 	start    int
 	role     feeRole
 	cue      float64 // strength of the cue that set the role (totals)
+	cueName  string  // which cue (totalCues' names)
 	text     string
+	// rangeHigh: the upper end of a range ("between $200 and $350").
+	rangeHigh bool
 }
 
 // feeResult is the fee the offline analyzer settled on.
@@ -70,7 +73,7 @@ var (
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
-	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b)\s*(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side)s?\b|^\s*/\s*(hour|hr|page|min)`)
+	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)|^\s*per [a-z]{3,}\b`)
 	ratePre      = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
 	// thresholdPost is a bound after an amount ("$25 or less"); it makes
@@ -108,20 +111,54 @@ var (
 	limitGapStopRe = regexp.MustCompile(`(?i)\b(charg\w*|pay\w*|remit\w*|deposit|invoice\w*|totals?|totaling|estimat\w*|quote\w*)\b|\b(fee|cost|price)s? (is|are|of|would|will)\b`)
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
-	limitPost     = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	percentOfPre  = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
-	depositNear   = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
-	depositPost   = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
-	totalPostRe   = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
-	hoursQtyRe    = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
-	numberWords   = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-	hourlyPostRe  = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
-	pageQtyRe     = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
-	perPagePostRe = regexp.MustCompile(`(?i)^\s*(/\s*|per |a |each )(page|copy|sheet|image)\b`)
-	pageAtPreRe   = regexp.MustCompile(`(?i)(pages?|copies|sheets|images)\.?\s*(\(?(at|@|x|×)\s*)?$`)
-	hourAtPreRe   = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
-	sentenceStopR = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
+	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
+	percentOfPre = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
+	// percentOfMoneyRe is a share of an amount worked out in the sentence
+	// ("10% of £485.00"): the amount that follows is the share, and the
+	// total cues before it still reach it ("The fee payable is therefore
+	// 10% of £485.00, which is £48.50").
+	percentOfMoneyRe = regexp.MustCompile(`\d+(\.\d+)?\s?(%|per ?cent) of (the )?(?:(?:us|a|au|c|nz)?\$|£|€)\s?[\d,]+(\.\d+)?`)
+	depositNear      = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
+	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
+	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
+	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
+	numberWords      = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+	hourlyPostRe     = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
+	pageQtyRe        = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
+	perPagePostRe    = regexp.MustCompile(`(?i)^\s*(/\s*|per |a |each )(page|copy|sheet|image)\b`)
+	pageAtPreRe      = regexp.MustCompile(`(?i)(pages?|copies|sheets|images)\.?\s*(\(?(at|@|x|×)\s*)?$`)
+	hourAtPreRe      = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
+	sentenceStopR    = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
+
+// payAskRe: the reply asks the requester to pay, or to agree to pay, before
+// it goes on.
+var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b`)
+
+// waived reports whether the reply (lower) says no fee is due. A waiver of
+// a part or an alternative in a reply that asks for payment ("the first
+// hour of staff time is free of charge", "we can email them free of
+// charge", "a CD at no charge") leaves the quote standing, as does one
+// said only on a condition ("if you would prefer …").
+func waived(lower string) bool {
+	ms := waiverRe.findAll(lower, -1)
+	if len(ms) == 0 {
+		return false
+	}
+	if payAskRe.MatchString(lower) {
+		return false
+	}
+	for _, m := range ms {
+		sent := sentenceAround(lower, m[0], m[1])
+		// Free inspection or viewing is another way to the records, not a
+		// waiver of the copies' fee.
+		if conditionalSentence(lower, m[0], m[1]) || strings.Contains(sent, "if you") || strings.Contains(sent, "available") || strings.Contains(sent, "inspect") {
+			continue
+		}
+		return true
+	}
+	return false
+}
 
 // sentenceTail returns the part of pre (text before an amount) after its
 // last sentence stop: the amount's own sentence so far.
@@ -223,10 +260,12 @@ var totalCues = []struct {
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
-	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due)\b[^$£€]{0,30}$`), 5.5, "amount asked"},
+	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€]{0,30}$`), 5.5, "amount asked"},
 	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€]{0,30}$`), 4, "amount"},
-	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,70}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)\s*:?\s*$`), 4, "estimate"},
+	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,70}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at)?\s*:?\s*$`), 4, "estimate"},
 	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
+	// The result of a worked charge: "8 hours x $38 = $608".
+	{regexp.MustCompile(`=\s*$`), 3, "computed"},
 }
 
 func parseCents(whole, frac string) (int64, bool) {
@@ -246,11 +285,19 @@ func parseCents(whole, frac string) (int64, bool) {
 	return c, true
 }
 
-// window returns up to n bytes of s before i with whitespace runs collapsed.
+// before returns up to n bytes of s before i with whitespace runs and the
+// dot leaders of a statement's lines ("ESTIMATED TOTAL ........ $ 66.20")
+// collapsed.
 func before(s string, i, n int) string {
 	lo := max(0, i-n)
-	return strings.Join(strings.Fields(s[lo:i]), " ") + trailingSpace(s[lo:i])
+	w := s[lo:i]
+	if strings.Contains(w, "...") {
+		w = dotLeaderRe.ReplaceAllString(w, " ")
+	}
+	return strings.Join(strings.Fields(w), " ") + trailingSpace(w)
 }
+
+var dotLeaderRe = regexp.MustCompile(`\.{3,}`)
 
 func trailingSpace(s string) string {
 	if s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\n') {
@@ -318,13 +365,14 @@ func findAmountsLower(body, lower string) []amount {
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain
-			if totalPostRe.MatchString(post) {
+			if totalAfter(body, m[1], post) {
 				a.role, a.cue = roleTotal, 5
 				break
 			}
+			cuePre := strings.TrimRight(percentOfMoneyRe.ReplaceAllString(pre, "%"), " ")
 			for _, tc := range totalCues {
-				if tc.re.MatchString(strings.TrimRight(pre, " ")) {
-					a.role, a.cue = roleTotal, tc.cue
+				if tc.re.MatchString(cuePre) {
+					a.role, a.cue, a.cueName = roleTotal, tc.cue, tc.name
 					break
 				}
 			}
@@ -335,6 +383,26 @@ func findAmountsLower(body, lower string) []amount {
 	markLimitRates(body, out)
 	out = append(out, tableTotals(body)...)
 	return out
+}
+
+// totalAfter reports whether the amount ending at end in body is labelled
+// a total by what follows it (post, whitespace collapsed): "$30.00 total",
+// "30.00\nTotal Cost:". A "Total: £48.00" line under an itemised line
+// labels its own amount, not the item's ("Postage: £6.80\nTotal: £48.00").
+func totalAfter(body string, end int, post string) bool {
+	if !totalPostRe.MatchString(post) {
+		return false
+	}
+	rest := body[end:]
+	nl := strings.IndexByte(rest, '\n')
+	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
+		return true // the label is on the amount's own line
+	}
+	label := strings.TrimLeft(rest[nl:], " \t\n")
+	if i := strings.IndexByte(label, '\n'); i >= 0 {
+		label = label[:i]
+	}
+	return !strings.ContainsAny(label, "0123456789")
 }
 
 // markRanges reads "$100 - $250" and "between $100 and $250" as the upper
@@ -348,7 +416,7 @@ func markRanges(body string, amts []amount) {
 		if b.role == rolePlain || b.role == roleThreshold || b.role == roleLimit {
 			b.role, b.cue = a.role, a.cue
 		}
-		a.role = roleRangeLow
+		a.role, b.rangeHigh = roleRangeLow, true
 	}
 }
 
@@ -593,14 +661,21 @@ func extractFeeLower(body, lower string) feeResult {
 		return res
 	}
 	var res feeResult
-	res.waived = waiverRe.match(lower)
+	res.waived = waived(lower)
 	count := map[int64]int{}
 	// notDue holds the sums stated as a limit or as already paid: the same
 	// figure mentioned again without a strong cue is that sum, not a quote.
 	notDue := map[int64]bool{}
+	// quoted: sums stated as an estimate, a total or a range's upper end; a
+	// ceiling of the same sum is that quote restated ("we estimate the fees
+	// at $96.00 … your assurance that you will pay fees of up to $96.00").
+	quoted := map[int64]bool{}
+	for _, a := range amts {
+		quoted[a.cents] = quoted[a.cents] || a.rangeHigh || a.role == roleTotal
+	}
 	for _, a := range amts {
 		count[a.cents]++
-		nd := a.role == roleThreshold || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit
+		nd := a.role == roleThreshold && !quoted[a.cents] || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit
 		res.reported = res.reported || a.role == roleRecord
 		res.all = append(res.all, money{a.cents, a.currency, nd})
 		if nd {
@@ -639,8 +714,8 @@ func extractFeeLower(body, lower string) feeResult {
 			continue // "the limit of £450 … the £450 would be exceeded"
 		}
 		s += 0.5 * float64(min(count[a.cents]-1, 3))
-		if hasProduct && a.cents == product.cents {
-			s += 1.5
+		if hasProduct && a.cents == product.cents && a.cueName != "computed" {
+			s += 1.5 // a stated sum that rate × quantity confirms
 		}
 		cands = append(cands, cand{a, s})
 	}

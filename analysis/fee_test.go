@@ -89,6 +89,22 @@ func TestFeeExtraction(t *testing.T) {
 		{"receipt of asked for", "Upon receipt of the $50 deposit we will begin the search.", cents(5000), "USD"},
 		{"application fee payable", "An application fee of $30 is payable before we can process your request.", cents(3000), "USD"},
 
+		// Itemised statements, worked charges and shares.
+		{"item line above its total", "Photocopying, 412 pages at 10p per page: £41.20\nPostage and packing: £6.80\nTotal: £48.00\n\nPlease send a cheque payable to the Council.", cents(4800), "GBP"},
+		{"dot leaders to the total", "Paper copies: 212 pages x $0.10 .................................. $ 21.20\n2.5 hours x $15.00 ....................................... $ 37.50\nESTIMATED TOTAL .......................................... $ 66.20", cents(6620), "USD"},
+		{"worked charge", "The remaining time is charged at $38 for each half hour: 16 half hours x $38 = $608. Please confirm that you agree to pay this charge.", cents(60800), "USD"},
+		{"rate per any unit", "The cost for the bodycam footage is $75 per video, and there are two videos = $150. Let me know if you'd like to proceed.", cents(15000), "USD"},
+		{"fee payable as a share", "Total projected cost: £340.00. The fee payable is therefore 10% of £240.00, which is £24.00.", cents(2400), "GBP"},
+		{"estimate is therefore, deposit after", "The estimated fee in this case is therefore €360.00 (18 hours x €20). Please pay a deposit of €72.00 before we go on.", cents(36000), "EUR"},
+		{"range then up to its end", "We estimate fees of between $200 and $350 for search and duplication. Please confirm that you will pay up to $350.", cents(35000), "USD"},
+		{"estimate then a ceiling of it", "We estimate the fees for processing your request at $96.00. We will not go on until you assure us that you will pay fees of up to $96.00.", cents(9600), "USD"},
+
+		// A free part, alternative or inspection is no waiver of the quote.
+		{"first hour free", "The first hour of staff time is free of charge, and the rest is charged: 8 hours x $38 = $304. Please confirm you agree to pay.", cents(30400), "USD"},
+		{"free alternative on a condition", "Please send a check for $331.50. If you would prefer the file on a CD at no charge, just let us know.", cents(33150), "USD"},
+		{"inspection at no charge", "Total: $42.60\nPayment can be made by card. The drawings are also available to view free of charge on the planning portal.", cents(4260), "USD"},
+		{"no fee due stays", "No fees are due for this request; the $5.00 minimum was waived.", nil, ""},
+
 		// A sum the records report is not a charge.
 		{"amount spent", "£1,182.58 was spent on repairing faulty cameras in 2023; a breakdown of the costs is attached.", nil, ""},
 		{"council spent", "In 2022 the council spent £3,400 on consultants, as the attached cost table shows.", nil, ""},
@@ -161,3 +177,39 @@ func TestCorpusFeeQuotes(t *testing.T) {
 }
 
 func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }
+
+// TestWrittenFeeQuotes: the written fee quotes (dataset/written) extracted
+// to the cent, but for the two the extractor is known to miss; a new miss,
+// or a known one mended, fails. Their fee_amount is in the letter's
+// currency.
+func TestWrittenFeeQuotes(t *testing.T) {
+	t.Parallel()
+	misses := map[string]string{
+		"us-requesters/002": "the fee is in a message the clerk forwards below her own, read as quoted",
+		"commonwealth/028":  "the estimate is reduced later in the letter ($360 to $180); the first total is taken",
+	}
+	written, err := dataset.Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range written {
+		label := r.FeeCents()
+		if r.Label != "FEE_QUOTE" || label == nil {
+			continue
+		}
+		n++
+		name := r.Set + "/" + r.Name
+		rd, _ := prepare(replyOf(r.Text))
+		got := rd.fee.cents != nil && *rd.fee.cents == *label
+		switch why, known := misses[name]; {
+		case !got && !known:
+			t.Errorf("%s: fee %v, want %d (%s)", name, rd.fee.cents, *label, rd.fee.reason)
+		case got && known:
+			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
+		}
+	}
+	if n != 67 {
+		t.Errorf("%d written fee quotes with an amount, want 67", n)
+	}
+}

@@ -236,6 +236,24 @@ There are no responsive records; the permit office did not locate any emails mat
 	}
 }
 
+// TestOwnHeaderIsNotAQuote: a reply that opens with its own mail header
+// (pasted with From:/Sent: lines, or forwarded) is the agency's message, not
+// a quote of an earlier one; only the header lines go, and a quote below
+// it still does. A memorandum's FROM: and SUBJECT: lines head a letter.
+func TestOwnHeaderIsNotAQuote(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"From: City FOIA <foia@city.example.gov>\nSent: Monday, March 4, 2024 9:00 AM\nTo: Jane Roe\nSubject: Fee estimate\n\nThe estimated cost of your request is $1,275.00. Please remit payment before we continue.\n\n-----Original Message-----\nFrom: Jane Roe\nSent: Friday, March 1, 2024 8:00 AM\n\nI am willing to pay up to $25.",
+		"---------- Forwarded message ---------\nFrom: Records Unit <records@county.example.gov>\nDate: Tue, Mar 5, 2024 at 11:06 AM\nSubject: Request 24-118\nTo: Jane Roe <jane@example.org>\n\nBefore we can release the records, please pay the fees of $1,275.00.",
+		"DEPARTMENT OF THE AIR FORCE\n\nMEMORANDUM FOR MS. JANE ROE\n\nFROM: FOIA Requester Service Center\n2130 Fifth Street\n\nSUBJECT: FOIA Request 2024-0118, Fee Estimate\n\n1. The estimated cost of processing your request is $1,275.00. Please remit payment before we continue.",
+	} {
+		a := analyze(t, text)
+		if a.Class != workflow.ClassFeeQuote || a.FeeCents == nil || *a.FeeCents != 127500 {
+			t.Errorf("%q: %s fee %v, want FEE_QUOTE $1,275.00\n%s", text, a.Class, a.FeeCents, strings.Join(a.Reasons, "\n"))
+		}
+	}
+}
+
 func TestSignatureAndFooterDoNotDriveClass(t *testing.T) {
 	t.Parallel()
 	reply := `Attached please find the requested records.

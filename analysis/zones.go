@@ -24,7 +24,14 @@ var (
 	attachedMarker = regexp.MustCompile(`(?i)^\s*attached correspondence:?\s*$`)
 	quoteHeaderRe  = fre(`(?i)^\s*(-{2,}\s*original message\s*-{2,}|on .{5,200} wrote:|_{8,})\s*$`)
 	fromHeaderRe   = regexp.MustCompile(`(?i)^\s*\**from:\**\s+\S`)
-	sentHeaderRe   = regexp.MustCompile(`(?i)^\s*\**(sent|date|to|subject):\**\s`)
+	// sentHeaderRe: a mail header's line after From: (a memorandum's
+	// FROM: and SUBJECT: lines have none of these between them).
+	sentHeaderRe = regexp.MustCompile(`(?i)^\s*\**(sent|date|to):\**\s`)
+	// headerLineRe: any line of a mail header block.
+	headerLineRe = regexp.MustCompile(`(?i)^\s*\**(from|sent|date|to|subject|cc|bcc|reply-to|importance):\**\s`)
+	// forwardedRe opens a forwarded message ("---------- Forwarded message
+	// ---------", "Begin forwarded message:").
+	forwardedRe = regexp.MustCompile(`(?i)^\s*(-{2,}\s*forwarded message\s*-{2,}|begin forwarded message:?)\s*$`)
 
 	letterStartRe = fre(`(?i)^\s*(to whom it may concern|dear (sir or madam|sir/madam|records custodian|custodian of records|foi[al] officer|public records officer|records officer))\s*[,:]?\s*$|(pursuant to|under) the .{3,100}(act|law|statute)[^.]{0,60}, i (hereby )?(request|am requesting)`)
 	letterAskRe   = regexp.MustCompile(`(?i)\bi (hereby )?(request|am requesting)|requesting (the following|copies|records)`)
@@ -68,14 +75,29 @@ func split(norm string) zones {
 	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
 
 	// Quoted earlier messages: ">" lines, and everything after a reply header
-	// up to the next MuckRock "Attached Correspondence:" block.
+	// up to the next MuckRock "Attached Correspondence:" block. A header
+	// with nothing of the agency's above it (a forwarded message, or a mail
+	// pasted with its own From:/Sent: lines) heads the agency's message
+	// itself: only the header lines go.
+	ownText := false
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if strings.HasPrefix(strings.TrimSpace(l), ">") {
 			drop[i] = 'q'
 			continue
 		}
-		if mayMatchLine(quoteHeader, i) && quoteHeaderRe.match(lowers[i]) || (fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)) {
+		isFrom := fromHeader && fromHeaderRe.MatchString(l) && nextMatches(lines, i+1, 4, sentHeaderRe)
+		if !ownText && (isFrom || forwardedRe.MatchString(l)) {
+			for ; i < len(lines) && (forwardedRe.MatchString(lines[i]) || headerLineRe.MatchString(lines[i]) || strings.TrimSpace(lines[i]) == ""); i++ {
+				drop[i] = 'h'
+			}
+			i--
+			continue
+		}
+		if strings.TrimSpace(l) != "" {
+			ownText = true
+		}
+		if mayMatchLine(quoteHeader, i) && quoteHeaderRe.match(lowers[i]) || isFrom {
 			j := i
 			for ; j < len(lines) && !isAttachedMarker(lines[j]); j++ {
 				drop[j] = 'q'
