@@ -41,44 +41,15 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	// Every real split trains on all the written replies too; they are
 	// never held out there.
 	folds := training.Folds(exs, c.folds, o.Seed)
-	var kfold []split
+	var foldNames []string
 	for f := 0; f < c.folds; f++ {
-		s := split{name: fmt.Sprintf("kfold/%d", f+1), train: slices.Clone(wexs)}
-		for i, ex := range exs {
-			if folds[i] == f {
-				s.test = append(s.test, replies[i])
-			} else {
-				s.train = append(s.train, ex)
-			}
-		}
-		kfold = append(kfold, s)
+		foldNames = append(foldNames, fmt.Sprintf("kfold/%d", f+1))
 	}
-	var loso []split
-	for _, set := range dataset.SetNames {
-		s := split{name: "loso/" + set, train: slices.Clone(wexs)}
-		for i, ex := range exs {
-			if ex.Set == set {
-				s.test = append(s.test, replies[i])
-			} else {
-				s.train = append(s.train, ex)
-			}
-		}
-		loso = append(loso, s)
-	}
+	kfold := splitBy(foldNames, func(i int) string { return foldNames[folds[i]] }, exs, replies, wexs)
+	loso := splitBy(prefixed("loso/", dataset.SetNames), func(i int) string { return "loso/" + exs[i].Set }, exs, replies, wexs)
 	// The written batches, each scored by a model trained on the real sets
 	// and the other batches: text no cue was written against.
-	var lobo []split
-	for _, set := range dataset.WrittenSetNames {
-		s := split{name: "written/" + set, train: slices.Clone(exs)}
-		for i, ex := range wexs {
-			if ex.Set == set {
-				s.test = append(s.test, written[i])
-			} else {
-				s.train = append(s.train, ex)
-			}
-		}
-		lobo = append(lobo, s)
-	}
+	lobo := splitBy(prefixed("written/", dataset.WrittenSetNames), func(i int) string { return "written/" + wexs[i].Set }, wexs, written, exs)
 
 	fmt.Fprintf(out, "cross-validation over %d replies in %d sets (%s), MIN_CONFIDENCE %.2f; %d written replies in %d batches train every split\n",
 		len(replies), len(dataset.SetNames), joinSets(), c.minConfidence, len(written), len(dataset.WrittenSetNames))
@@ -116,6 +87,33 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	fmt.Fprintf(out, "throughput: %.0f replies/s (shipped model, single goroutine, %d passes over all %d replies)\n", perSec, passes, len(replies))
 	fmt.Fprintln(out, lastLine(lm)+" split=loso")
 	return nil
+}
+
+// splitBy makes one split per name: the replies whose key is that name
+// (exs[i] is replies[i]) scored by a model trained on the other examples
+// and on base.
+func splitBy(names []string, key func(i int) string, exs []training.Example, replies []dataset.Reply, base []training.Example) []split {
+	var out []split
+	for _, name := range names {
+		s := split{name: name, train: slices.Clone(base)}
+		for i, ex := range exs {
+			if key(i) == name {
+				s.test = append(s.test, replies[i])
+			} else {
+				s.train = append(s.train, ex)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
 }
 
 // runSplits trains and scores each split and returns all results; with
