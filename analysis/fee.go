@@ -63,8 +63,9 @@ type money struct {
 
 var (
 	// moneyRe finds amounts with their currency: a symbol or code before
-	// ("$", "US$", "£", "€", "A$", "GBP ") or a word after ("dollars").
-	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|£|€|(?:usd|gbp|eur|aud|cad|nzd) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
+	// ("$", "US$", "£", "€", "A$", "GBP ", "Rs. ") or a word after
+	// ("dollars").
+	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|£|€|₹|\brs\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
 	// waiverRe says no fee is due.
 	waiverRe = fre(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
 	// rangeSepRe joins the two ends of a range ("$100 - $250", "$100 to $250").
@@ -73,7 +74,7 @@ var (
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
-	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)|^\s*per [a-z]{3,}\b`)
+	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)`)
 	ratePre      = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
 	// thresholdPost is a bound after an amount ("$25 or less"); it makes
@@ -133,7 +134,7 @@ var (
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b`)
+var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(we|the \w+) (require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
@@ -225,7 +226,7 @@ var overLimitRe = regexp.MustCompile(`(?i)\b(exceed\w*|above|over|more than|beyo
 
 // ownLimitRe: the limit is the requester's own ("the $50 limit stated in
 // your request"): a cost over it is a quote to approve.
-var ownLimitRe = regexp.MustCompile(`(?i)\b(you|your)\b[^.;]{0,40}\b(set|stated|specified|indicated|agreed|authori[sz]ed|gave|provided|willing)\b|\b(set|stated|specified|indicated|given|provided|agreed to) (in|by|with) (you|your)\b|\byour (limit|maximum|cap)\b`)
+var ownLimitRe = regexp.MustCompile(`(?i)\b(you|your)\b[^.;]{0,40}\b(set|stated|specified|indicated|agreed|authori[sz]ed|gave|provided|willing|mentioned|noted|quoted)\b|\b(set|stated|specified|indicated|given|provided|agreed to) (in|by|with) (you|your)\b|\byour (limit|maximum|cap)\b`)
 
 // askedRe: the requester is asked to pay.
 var askedRe = regexp.MustCompile(`(?i)\b(pay\w*|remit\w*|charg\w*|deposit|invoice\w*|fee of)\b`)
@@ -458,6 +459,10 @@ func currencyCode(s string) string {
 		return "CAD"
 	case "nz$", "nzd":
 		return "NZD"
+	case "₹", "rs.", "rs. ", "inr":
+		return "INR"
+	case "zar":
+		return "ZAR"
 	case "$", "dollars":
 		return "" // the reply's dollar: dollarCurrency
 	default:
@@ -707,8 +712,11 @@ func extractFeeLower(body, lower string) feeResult {
 		default:
 			continue
 		}
-		if a.role != roleDeposit && !paymentNear(body, a) {
+		if a.role != roleDeposit && !paymentNear(body, a) && !(a.cueName == "computed" && rateOnLineBefore(body, amts, a)) {
 			continue // an amount in the records themselves ("fines issued: £19,220")
+		}
+		if alternativeOffer(lower, a.start) {
+			s -= 3 // "If you would rather pick them up, … the amount due is $3.50"
 		}
 		if notDue[a.cents] && (a.role == rolePlain || a.role == roleTotal && a.cue < 5) {
 			continue // "the limit of £450 … the £450 would be exceeded"
@@ -771,6 +779,36 @@ func extractFeeLower(body, lower string) feeResult {
 	}
 	return res
 }
+
+// rateOnLineBefore reports whether a rate stands before a on its line: a
+// charge worked out from it ("12 hours at £25 per hour = £300.00").
+func rateOnLineBefore(body string, amts []amount, a amount) bool {
+	lineStart := strings.LastIndexByte(body[:a.start], '\n') + 1
+	for _, r := range amts {
+		if r.role == roleRate && r.start >= lineStart && r.start < a.start {
+			return true
+		}
+	}
+	return false
+}
+
+// alternativeOffer reports whether the sentence holding lower[at] offers
+// the requester another way ("If you would rather pick them up, the amount
+// due is $3.50"; "Alternatively, …"): its amount is not the quote.
+func alternativeOffer(lower string, at int) bool {
+	head := sentenceHeadBefore(lower, at)
+	for _, w := range alternativeWords {
+		if strings.HasPrefix(head, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// alternativeWords open a sentence that offers another way than the one
+// quoted ("if you still wish to receive these records, please remit" is
+// the quote's own condition).
+var alternativeWords = []string{"alternatively", "if you would rather", "if you'd rather", "if you prefer", "if you would prefer", "if you'd prefer", "should you prefer", "if you instead", "if you choose to pick", "if you pick"}
 
 // notAQuote says what an amount of each of these roles is instead of a fee.
 var notAQuote = map[feeRole]string{

@@ -19,8 +19,8 @@
 //     replies from the UK, Germany, Western Australia, the EU, Albania and
 //     Brazil). Used to train and score the analyzer, by tests, the demo and
 //     `make eval`.
-//   - written/<batch>/*.json: 720 replies written for training (six batches
-//     of 120, 12 per class; written/README.md says how), never an agency's:
+//   - written/<batch>/*.json: 1,440 replies written for training (twelve
+//     batches of 120, 12 per class; written/README.md says how), never an agency's:
 //     the analyzer trains on them beside the real sets, and cross-validation
 //     scores them apart, never pooled with the real replies.
 package dataset
@@ -50,7 +50,8 @@ var SetNames = []string{"agency-replies", "muckrock-2022", "foi-international"}
 
 // WrittenSetNames are the batches of written replies under written/, in a
 // fixed order (written/README.md).
-var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", "commonwealth", "mixed-hard"}
+var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", "commonwealth", "mixed-hard",
+	"us-portals", "us-police-courts", "us-agencies-misc", "uk-wdtk", "intl-english", "terse"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
