@@ -22,7 +22,8 @@ import (
 //	x:<fact>          an exact extractor's finding (fee amount, exemption
 //	                  citation, portal, download link, …)
 //	z:<zone>          the reply has such a zone (quoted message, signature,
-//	                  confidentiality footer, portal-system footer)
+//	                  confidentiality footer, portal-system footer, the
+//	                  text of an attached letter)
 //
 // Quoted earlier messages, restated request letters, signatures,
 // confidentiality footers and portal-system footers contribute only their
@@ -61,11 +62,11 @@ type reading struct {
 	// answered are the request's questions the reply answers in place
 	// (answeredQuestionList on the lines as written).
 	answered []answeredQuestion
-	english      bool
-	german       bool    // not English, and reads as German
-	tokens       []token // the words of body
-	feats        []Feature
-	notes        []string
+	english  bool
+	german   bool    // not English, and reads as German
+	tokens   []token // the words of body
+	feats    []Feature
+	notes    []string
 }
 
 // attachmentsLineRe is the "[Attachments: a.pdf, b.pdf]" line some archives
@@ -177,7 +178,7 @@ func (rd *reading) features() []Feature {
 	for _, zn := range []struct {
 		name    string
 		present bool
-	}{{"quoted", rd.z.quoted}, {"signature", rd.z.signature}, {"disclaimer", rd.z.disclaimer}, {"portal_footer", rd.z.footer != ""}} {
+	}{{"quoted", rd.z.quoted}, {"signature", rd.z.signature}, {"disclaimer", rd.z.disclaimer}, {"portal_footer", rd.z.footer != ""}, {"attached_letter", rd.z.attachedLetter}} {
 		if zn.present {
 			fs.add("z:"+zn.name, 1, "", -1)
 		}

@@ -254,6 +254,23 @@ func TestOwnHeaderIsNotAQuote(t *testing.T) {
 	}
 }
 
+// MuckRock's "Attached Correspondence:" line heads an attached letter's
+// text: it is a zone (z:attached_letter), not the agency attaching records.
+func TestAttachedCorrespondenceIsAZone(t *testing.T) {
+	t.Parallel()
+	feats := Features(workflow.Reply{Text: "Please see the letter below.\n\nAttached Correspondence:\nDear Requester:\nYour request is denied under the deliberative process privilege."})
+	var zone bool
+	for _, f := range feats {
+		if strings.HasPrefix(f.Name, "cue:ready.") {
+			t.Errorf("feature %s from %q", f.Name, f.Span)
+		}
+		zone = zone || f.Name == "z:attached_letter"
+	}
+	if !zone {
+		t.Error("no z:attached_letter feature")
+	}
+}
+
 func TestSignatureAndFooterDoNotDriveClass(t *testing.T) {
 	t.Parallel()
 	reply := `Attached please find the requested records.

@@ -18,6 +18,9 @@ type zones struct {
 	// quoted, signature, disclaimer: the reply had such a zone (removed
 	// from body).
 	quoted, signature, disclaimer bool
+	// attachedLetter: the body goes on with the text of an attached
+	// letter (MuckRock's "Attached Correspondence:" line, removed).
+	attachedLetter bool
 }
 
 var (
@@ -206,6 +209,14 @@ func split(norm string) zones {
 	for i, l := range lines {
 		switch drop[i] {
 		case 0:
+			if isAttachedMarker(l) {
+				// MuckRock's "Attached Correspondence:" line heads the text
+				// of the attached letters; it is no sentence of the agency's
+				// ("attached … correspondence" is not records delivered).
+				z.attachedLetter = true
+				kept = append(kept, "")
+				continue
+			}
 			kept = append(kept, l)
 		case 'q':
 			z.quoted = true
