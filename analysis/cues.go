@@ -320,7 +320,9 @@ var rules = []rule{
 	r(cFee, 2.0, "fee.prepay", `pre-?pay|prepayment|advance payment|payment (is |will be )?required|payment (must|should) be (made|received)`),
 	r(cFee, 2.0, "fee.payable", `(checks?|money orders?) (\w+ ){0,2}(made )?payable|make (your |the )?(check|payment) payable|remit (a |the |your )?(check|payment)|please (mail|send|remit) (your |the )?payment|pay (by|with|via|using) (check|credit|card|money order)|(credit card|payment) (can be|may be) (taken|made)`),
 	r(cFee, 2.5, "fee.payment_status", `(not|n't|have not|has not|haven't) (yet )?received (any |your |the )?payment|(until|once|upon|after|when) (the |your )?(payment|invoice|fee|deposit)s? (is |are |has been |have been )?(received|paid|made)|receipt of (your |the )?(payment|deposit|fees?)|(invoice|fee|balance) (is |has been )?paid in full`),
-	r(cFee, 1.5, "fee.proceed", `(wish|like|want|willing|agree|decide) to (proceed|pay|accept|move forward)|whether you (agree|wish|want|would like)|agree to (this|the|these) (fee|amount|cost|charge)s?|accept the charges`),
+	// The requester's own "I am (not) willing to pay", echoed in a form or
+	// a restated request, is no ask of the agency's.
+	except(r(cFee, 1.5, "fee.proceed", `(wish|like|want|willing|agree|decide) to (proceed|pay|accept|move forward)|whether you (agree|wish|want|would like)|agree to (this|the|these) (fee|amount|cost|charge)s?|accept the charges`), `\bi( am|'m| would be)? (not )?(willing|happy|prepared|able) to pay\b`),
 	r(cFee, 1.0, "fee.labor", `labor (costs?|rate|charges?)|special service charge|search (fee|time|charges?)|(duplication|copying|copy|programming|research|processing) (fees?|charges?|costs?)|hourly rate|staff time`),
 
 	// DENIAL

@@ -134,7 +134,7 @@ var (
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(we|the \w+) (require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
+var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
@@ -153,7 +153,7 @@ func waived(lower string) bool {
 		sent := sentenceAround(lower, m[0], m[1])
 		// Free inspection or viewing is another way to the records, not a
 		// waiver of the copies' fee.
-		if conditionalSentence(lower, m[0], m[1]) || strings.Contains(sent, "if you") || strings.Contains(sent, "available") || strings.Contains(sent, "inspect") {
+		if conditionalSentence(lower, m[0], m[1]) || strings.Contains(sent, "if you") || strings.Contains(sent, "available") || strings.Contains(sent, "inspect") || strings.Contains(sent, "alternative") {
 			continue
 		}
 		return true
@@ -256,14 +256,17 @@ var totalCues = []struct {
 	cue  float64
 	name string
 }{
-	{regexp.MustCompile(`(?i)\b(total (estimated )?(cost|fee|charge|amount|due|price)s?|grand total|amount due|balance (due|owed|of))\b[^$]{0,80}$`), 5, "total"},
+	// A revised estimate supersedes the first one ("the revised charge is
+	// £180.00", "we have reduced the fee to $390").
+	{regexp.MustCompile(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€.]{0,30}$`), 6, "revised"},
+	{regexp.MustCompile(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$]{0,80}$`), 5, "total"},
 	{regexp.MustCompile(`(?i)\btotal\b[^$]{0,25}$`), 4, "total"},
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
 	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€]{0,30}$`), 5.5, "amount asked"},
 	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€]{0,30}$`), 4, "amount"},
-	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,70}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at)?\s*:?\s*$`), 4, "estimate"},
+	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
 	{regexp.MustCompile(`=\s*$`), 3, "computed"},
@@ -722,6 +725,12 @@ func extractFeeLower(body, lower string) feeResult {
 			continue // "the limit of £450 … the £450 would be exceeded"
 		}
 		s += 0.5 * float64(min(count[a.cents]-1, 3))
+		switch {
+		case netOfDeduction(body, amts, a):
+			s += 2 // "a total of $432.00, less the two free hours ($96.00), for an estimated fee of $336.00"
+		case restAfterDeposit(amts, a):
+			s -= 3 // "a deposit of $150.00 … the balance of $370.00" of $520.00
+		}
 		if hasProduct && a.cents == product.cents && a.cueName != "computed" {
 			s += 1.5 // a stated sum that rate × quantity confirms
 		}
@@ -779,6 +788,45 @@ func extractFeeLower(body, lower string) feeResult {
 	}
 	return res
 }
+
+// netOfDeduction reports whether a is what remains of an earlier amount
+// after a deduction named between them is taken off (a = x − y, within 300
+// bytes; "less", "minus", free hours, a waiver, a credit): the net charge,
+// which supersedes the gross. A balance after a deposit is not one.
+func netOfDeduction(body string, amts []amount, a amount) bool {
+	for i, x := range amts {
+		if x.start >= a.start || a.start-x.start > 300 || x.cents <= a.cents {
+			continue
+		}
+		for _, y := range amts[i+1:] {
+			if y.start < a.start && y.role != roleDeposit && x.cents-y.cents == a.cents &&
+				firstOf(asciiLower(body[x.start:y.start]), deductionWords) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// restAfterDeposit reports whether a is what is left of another amount
+// once a deposit asked for in the reply is paid: the rest of the quote, not
+// the quote.
+func restAfterDeposit(amts []amount, a amount) bool {
+	for _, d := range amts {
+		if d.role != roleDeposit {
+			continue
+		}
+		for _, x := range amts {
+			if x.cents-d.cents == a.cents {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deductionWords name what is taken off a gross charge.
+var deductionWords = []string{"less", "minus", "free", "waiv", "credit", "deduct", "discount", "reduc"}
 
 // rateOnLineBefore reports whether a rate stands before a on its line: a
 // charge worked out from it ("12 hours at £25 per hour = £300.00").

@@ -194,7 +194,8 @@ func (m *Model) ClassIndex(c workflow.Class) int {
 }
 
 // Encode writes the model as text: deterministic (buckets ascending, weights
-// to 6 significant digits), so the same training yields the same bytes.
+// to 4 significant digits, which keeps the file under 5 MB), so the same
+// training yields the same bytes.
 //
 //	foiaflow reply model v1
 //	meta <key> <value>        (any number)
@@ -242,7 +243,7 @@ func (m *Model) Encode(w io.Writer) error {
 }
 
 func formatWeight(f float64) string {
-	s := strconv.FormatFloat(f, 'g', 6, 64)
+	s := strconv.FormatFloat(f, 'g', 4, 64)
 	if s == "-0" {
 		return "0"
 	}

@@ -749,6 +749,32 @@ func TestNewCuesKeepTheirPlace(t *testing.T) {
 	}
 }
 
+// TestRequesterWillingnessIsNoFeeAsk: the requester's own "I am (not)
+// willing to pay", echoed by a portal's receipt, is no fee cue; the
+// agency's "if you wish to proceed" is.
+func TestRequesterWillingnessIsNoFeeAsk(t *testing.T) {
+	t.Parallel()
+	has := func(text string) bool {
+		for _, f := range Features(workflow.Reply{Text: text}) {
+			if f.Name == "cue:fee.proceed" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, text := range []string{
+		"We have received your FOIA request.\n\nAgreement to Pay\nI am limiting my request to the free two hours of searching. I am not willing to pay additional fees.",
+		"Your request has been logged. I am willing to pay up to $25.",
+	} {
+		if has(text) {
+			t.Errorf("%q: cue:fee.proceed from the requester's words", text)
+		}
+	}
+	if !has("The estimate is $120. If you wish to proceed, please let us know.") {
+		t.Error("the agency's 'if you wish to proceed' is no longer a fee cue")
+	}
+}
+
 // TestDeadlineCueCountsCharacters: the 40 characters a deadline cue may
 // stand before its date are characters, not bytes ("Ngāi Tahu").
 func TestDeadlineCueCountsCharacters(t *testing.T) {

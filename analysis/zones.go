@@ -75,7 +75,7 @@ func split(norm string) zones {
 	// (their lead gates), unless the reply holds the non-ASCII folds of k
 	// or s.
 	gated := !strings.Contains(norm, "\u017f") && !strings.Contains(norm, "\u212a")
-	drop := make([]byte, len(lines)) // 0 keep, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
+	drop := make([]byte, len(lines)) // 0 keep, 'h' the message's own header, 'q' quoted, 'f' footer, 'd' disclaimer, 's' signature
 
 	// Quoted earlier messages: ">" lines, and everything after a reply header
 	// up to the next MuckRock "Attached Correspondence:" block. A header

@@ -19,7 +19,7 @@
 //     replies from the UK, Germany, Western Australia, the EU, Albania and
 //     Brazil). Used to train and score the analyzer, by tests, the demo and
 //     `make eval`.
-//   - written/<batch>/*.json: 1,440 replies written for training (twelve
+//   - written/<batch>/*.json: 2,160 replies written for training (eighteen
 //     batches of 120, 12 per class; written/README.md says how), never an agency's:
 //     the analyzer trains on them beside the real sets, and cross-validation
 //     scores them apart, never pooled with the real replies.
@@ -51,7 +51,8 @@ var SetNames = []string{"agency-replies", "muckrock-2022", "foi-international"}
 // WrittenSetNames are the batches of written replies under written/, in a
 // fixed order (written/README.md).
 var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", "commonwealth", "mixed-hard",
-	"us-portals", "us-police-courts", "us-agencies-misc", "uk-wdtk", "intl-english", "terse"}
+	"us-portals", "us-police-courts", "us-agencies-misc", "uk-wdtk", "intl-english", "terse",
+	"muckrock-format", "ocr-letters", "followups", "appeals-reviews", "uk-councils", "us-federal-2"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
