@@ -59,6 +59,7 @@ type reading struct {
 	ev           []evidence
 	attachments  []string   // file names: the message's, then "[Attachments: …]" lines
 	nameEv       []evidence // what the attachments' names say (nameEvidence)
+	titled       bool       // an attachment's name is a letter's title (nameEvidence)
 	// answered are the request's questions the reply answers in place
 	// (answeredQuestionList on the lines as written).
 	answered []answeredQuestion
@@ -119,7 +120,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
 	rd.answered = answeredQuestionList(lower)
 	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
-	rd.nameEv = nameEvidence(rd.attachments)
+	rd.nameEv, rd.titled = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
 	rd.english, rd.german = language(body, rd.tokens)
 	rd.feats = rd.features()
@@ -199,14 +200,15 @@ func (rd *reading) hasEvidence() bool {
 			return true
 		}
 	}
-	for _, e := range rd.nameEv {
+	if rd.titled {
 		// A title says what the letter is; other cues in a file name
 		// ("Invoice 2023-114 Acme Towing.pdf") may name a record.
-		if strings.HasPrefix(e.name, "title.") {
-			return true
-		}
+		return true
 	}
 	for _, f := range rd.feats {
+		if f.Name == "x:records_link" && strings.HasPrefix(rd.linkWhy, "attachment ") {
+			continue // a file attached says no more than x:attachment
+		}
 		if strings.HasPrefix(f.Name, "x:") && !notEvidence[f.Name] {
 			return true
 		}
@@ -217,15 +219,17 @@ func (rd *reading) hasEvidence() bool {
 // nameEvidence is what the attachments' names say: an agency names a
 // letter by what it is ("Refusal notice.pdf", "Response not held.pdf",
 // "2024-118 Denial Letter.pdf"), so the cue table and the letter titles
-// (titleRules) read the names too.
-func nameEvidence(attachments []string) []evidence {
+// (titleRules) read the names too. titled: a name is a letter's title
+// (its title cue may give way to the same class's stronger cue).
+func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	if len(attachments) == 0 {
-		return nil
+		return nil, false
 	}
 	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
 	nix := newGramIndex(names)
 	defer nix.release()
-	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), scoreRulesOf(titleRules, nix, names, nil)...))
+	titles := scoreRulesOf(titleRules, nix, names, nil)
+	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), titles...)), len(titles) > 0
 }
 
 // stillWorkingRe: part of the request is still being worked on ("we are

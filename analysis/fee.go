@@ -63,9 +63,17 @@ type money struct {
 
 var (
 	// moneyRe finds amounts with their currency: a symbol or code before
-	// ("$", "US$", "£", "€", "A$", "GBP ", "Rs. ") or a word after
-	// ("dollars").
-	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|£|€|₹|\brs\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (dollars|pounds|euros)\b`)
+	// ("$", "US$", "R$", "£", "€", "¥", "A$", "GBP ", "Rs. ", "KSh ") or a
+	// word after ("dollars", "yen", "Euro"); codeMoneyRe the other ISO 4217
+	// codes, before or after, in the same groups. No two neighbouring words
+	// share a first letter: the parser would factor "r(?:upees|and)" and
+	// leave the prefilter (requiredLiterals) the key "r".
+	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bksh\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
+	// codeMoneyRe: "KES 1,500", "BRL 37.50", "7,300 KRW", "37.50 USD".
+	// Upper case only, so that "php" or "top" in prose is no currency; run
+	// only where hasCurrencyCode finds a code (moneyRe's literal prefilter
+	// cannot take forty codes).
+	codeMoneyRe = regexp.MustCompile(`\b(` + otherCodes + `) ?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (USD|GBP|EUR|AUD|CAD|NZD|INR|ZAR|` + otherCodes + `)\b`)
 	// waiverRe says no fee is due.
 	waiverRe = fre(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
 	// rangeSepRe joins the two ends of a range ("$100 - $250", "$100 to $250").
@@ -113,13 +121,13 @@ var (
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
 	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	percentOfPre = regexp.MustCompile(`\d+(\.\d+)?\s?% (of)?\s*\(?$`)
+	percentOfPre = regexp.MustCompile(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
 	// 10% of £485.00, which is £48.50").
 	percentOfMoneyRe = regexp.MustCompile(`\d+(\.\d+)?\s?(%|per ?cent) of (the )?(?:(?:us|a|au|c|nz)?\$|£|€)\s?[\d,]+(\.\d+)?`)
-	depositNear      = regexp.MustCompile(`(?i)\bdeposit\b[^$.]{0,40}$`)
+	depositNear      = regexp.MustCompile(`(?i)\bdeposit\b[^$£€¥₹.]{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
 	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
 	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
@@ -258,15 +266,18 @@ var totalCues = []struct {
 }{
 	// A revised estimate supersedes the first one ("the revised charge is
 	// £180.00", "we have reduced the fee to $390").
-	{regexp.MustCompile(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€.]{0,30}$`), 6, "revised"},
-	{regexp.MustCompile(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$]{0,80}$`), 5, "total"},
-	{regexp.MustCompile(`(?i)\btotal\b[^$]{0,25}$`), 4, "total"},
+	{regexp.MustCompile(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€¥₹.]{0,30}$`), 6, "revised"},
+	{regexp.MustCompile(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$£€¥₹]{0,80}$`), 5, "total"},
+	{regexp.MustCompile(`(?i)\btotal\b[^$£€¥₹]{0,25}$`), 4, "total"},
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
-	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€]{0,30}$`), 5.5, "amount asked"},
-	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€]{0,30}$`), 4, "amount"},
-	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
+	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€¥₹]{0,30}$`), 5.5, "amount asked"},
+	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
+	// ("we are issuing you with a fees notice for £46.00").
+	{regexp.MustCompile(`(?i)\bfees? notice\b[^$£€¥₹.]{0,60}$`), 5.5, "amount asked"},
+	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€¥₹]{0,30}$`), 4, "amount"},
+	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$£€¥₹.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
 	{regexp.MustCompile(`=\s*$`), 3, "computed"},
@@ -321,7 +332,7 @@ func findAmounts(body string) []amount { return findAmountsLower(body, asciiLowe
 func findAmountsLower(body, lower string) []amount {
 	var out []amount
 	dollar := "" // the reply's "$" (dollarCurrency), read at the first one
-	for _, m := range moneyRe.allSubmatchIndex(body, lower) {
+	for _, m := range moneyMatches(body, lower) {
 		var whole, frac, cur string
 		if m[4] >= 0 {
 			cur = body[m[2]:m[3]]
@@ -349,7 +360,11 @@ func findAmountsLower(body, lower string) []amount {
 		}
 		a := amount{cents: c, currency: code, start: m[0], text: body[m[0]:m[1]]}
 		pre := before(body, m[0], 100)
-		post := after(body, m[1], 40)
+		end := m[1]
+		if strings.HasPrefix(body[end:], "/-") { // "Rs. 148/-": whole rupees
+			end += 2
+		}
+		post := after(body, end, 40)
 		switch {
 		case ratePost.MatchString(post) || ratePre.MatchString(strings.TrimRight(pre, " ")):
 			a.role = roleRate
@@ -448,14 +463,81 @@ func markLimitRates(body string, amts []amount) {
 	}
 }
 
+// otherCodes are ISO 4217 codes beyond the ones moneyRe spells out, as
+// public bodies writing in English put them before or after an amount
+// ("KES 1,500", "BRL 37.50", "7,300 KRW"); a code that is also an English
+// word (ALL, TOP, CUP, PEN, TRY, MAD, SOS, GEL) is left out.
+const otherCodes = `KES|UGX|TZS|NGN|GHS|PHP|KRW|JPY|CNY|HKD|TWD|SGD|MYR|IDR|THB|PKR|BDT|LKR|BRL|MXN|ARS|CLP|COP|UYU|CHF|SEK|NOK|DKK|ISK|PLN|CZK|HUF|RON|BGN|RSD|MKD|BAM|UAH|MDL|ILS`
+
+// currencyCodes are the codes codeMoneyRe reads, for hasCurrencyCode.
+var currencyCodes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Split("USD|GBP|EUR|AUD|CAD|NZD|INR|ZAR|"+otherCodes, "|") {
+		m[c] = true
+	}
+	return m
+}()
+
+// hasCurrencyCode reports whether s holds a word of three upper-case
+// letters that is one of currencyCodes (one pass, no regexp).
+func hasCurrencyCode(s string) bool {
+	isUpper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
+	isLetter := func(b byte) bool { return isUpper(b) || b >= 'a' && b <= 'z' }
+	for i := 0; i+3 <= len(s); i++ {
+		if !isUpper(s[i]) || i > 0 && isLetter(s[i-1]) {
+			continue
+		}
+		if isUpper(s[i+1]) && isUpper(s[i+2]) && (i+3 == len(s) || !isLetter(s[i+3])) && currencyCodes[s[i:i+3]] {
+			return true
+		}
+	}
+	return false
+}
+
+// moneyMatches are moneyRe's matches in body (lower is asciiLower(body)),
+// with codeMoneyRe's where body holds a currency code, in text order; a
+// match inside an earlier one is dropped.
+func moneyMatches(body, lower string) [][]int {
+	ms := moneyRe.allSubmatchIndex(body, lower)
+	if !hasCurrencyCode(body) {
+		return ms
+	}
+	ms = append(ms, codeMoneyRe.FindAllStringSubmatchIndex(body, -1)...)
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i][0] < ms[j][0] })
+	out := ms[:0]
+	for _, m := range ms {
+		if len(out) > 0 && m[0] < out[len(out)-1][1] {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // currencyCode maps a currency symbol, code or word to ISO 4217, and a
 // bare "$" or "dollars" to "" (the reply's dollar: dollarCurrency).
 func currencyCode(s string) string {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "£", "gbp", "pounds":
 		return "GBP"
-	case "€", "eur", "euros":
+	case "€", "eur", "euros", "euro":
 		return "EUR"
+	case "¥", "yen":
+		return "JPY"
+	case "₩":
+		return "KRW"
+	case "₱":
+		return "PHP"
+	case "r$", "reais":
+		return "BRL"
+	case "ksh.", "ksh":
+		return "KES"
+	case "rupees":
+		return "INR"
+	case "rand":
+		return "ZAR"
+	case "lek":
+		return "ALL"
 	case "a$", "au$", "aud":
 		return "AUD"
 	case "c$", "cad":
@@ -468,9 +550,13 @@ func currencyCode(s string) string {
 		return "ZAR"
 	case "$", "dollars":
 		return "" // the reply's dollar: dollarCurrency
-	default:
+	case "us$", "usd":
 		return "USD"
 	}
+	if c := strings.TrimSpace(s); strings.Contains(otherCodes, c) && len(c) == 3 {
+		return c
+	}
+	return "USD"
 }
 
 // dollarMarkers name a jurisdiction whose dollar is not the US dollar by
@@ -914,9 +1000,14 @@ var feeContextWords = []string{"pay", "remit", "deposit", "invoice", "cheque", "
 	"check", "cents", "each", "owed", "cash", "total is", "total of", "costs $"}
 
 // paymentNear reports whether a payment word is within 150 bytes before
-// the amount or 60 after it: otherwise the amount is part of the records
-// themselves ("fines issued in 2023: £19,220"), not a fee.
+// the amount (300 for a total, which may close a list of charges) or 60
+// after it: otherwise the amount is part of the records themselves ("fines
+// issued in 2023: £19,220"), not a fee.
 func paymentNear(body string, a amount) bool {
-	ctx := asciiLower(body[max(0, a.start-150):min(len(body), a.start+len(a.text)+60)])
+	back := 150
+	if a.role == roleTotal {
+		back = 300
+	}
+	ctx := asciiLower(body[max(0, a.start-back):min(len(body), a.start+len(a.text)+60)])
 	return firstOf(ctx, paymentWords) != ""
 }

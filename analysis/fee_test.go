@@ -41,6 +41,14 @@ func TestFeeExtraction(t *testing.T) {
 		{"no fee due", "No fees are due for this request; the $5.00 minimum was waived.", nil, ""},
 		{"table total without dollar", "Qty Description Unit Total\n3 Copies of reports 2.00 6.00\n\n6.00\nTotal Cost:", cents(600), "USD"},
 		{"no amount", "We will let you know if fees apply.", nil, ""},
+		{"ISO code before", "The cost of photocopying is KES 5 per page, bringing the total to KES 1,500. Kindly make the payment.", cents(150000), "KES"},
+		{"upper-case code after", "Please pay the copy fee of 7,300 KRW before the file is released.", cents(730000), "KRW"},
+		{"lower-case code is a word", "The portal runs on php 8 and the fee is $12.00, payable by check.", cents(1200), "USD"},
+		{"rupees with /-", "A fee of Rs. 2/- per page is chargeable. You are requested to deposit an additional fee of Rs. 148/- so that the information may be provided.", cents(14800), "INR"},
+		{"yen after", "Please pay the fee for implementation of disclosure of 1,240 yen (10 yen per page).", cents(124000), "JPY"},
+		{"reais symbol", "The cost of reproduction is BRL 37.50 (R$ 0.25 per page plus R$ 5.00 per DVD). Please pay the GRU.", cents(3750), "BRL"},
+		{"fees notice", "We estimate the cost of complying at £560. We are therefore issuing you with a fees notice under section 9 for £46.00 (10% of £460). We need not comply until the fee is paid.", cents(4600), "GBP"},
+		{"total closing a long list", "The charge for this request is:\n- Scanning and printing twelve large-format archive sheets at £6.20 per sheet: £74.40\n- Tube packaging, tracked and signed-for postage: £12.00\n- Total: £86.40\nWe will send the maps once we have received it.", cents(8640), "GBP"},
 		{"fraction hours", "Review will take an additional 1 ¼ hours at $20/hour.", cents(2500), "USD"},
 		{"pounds", "The estimated charge for photocopying is £45.00, payable before we send the copies.", cents(4500), "GBP"},
 		{"euros", "Die Gebühr beträgt EUR 120 (the fee is EUR 120).", cents(12000), "EUR"},
@@ -192,7 +200,7 @@ func TestCorpusFeeQuotes(t *testing.T) {
 func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }
 
 // TestWrittenFeeQuotes: the written fee quotes (dataset/written) extracted
-// to the cent, but for the two the extractor is known to miss; a new miss,
+// to the cent, but for the seven the extractor is known to miss; a new miss,
 // or a known one mended, fails. Their fee_amount is in the letter's
 // currency.
 func TestWrittenFeeQuotes(t *testing.T) {
@@ -201,6 +209,11 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"us-requesters/002": "the fee is in a message the clerk forwards below her own, read as quoted",
 		"intl-english/118":  "rand written as a bare R (\"R625.00\"), a letter that begins many words",
 		"uk-councils/005":   "\"A copy is £10 including postage\": an amount with no fee cue beside it",
+		// Round four, scored before its misses were read (38 of 50 exact).
+		"uk-public-bodies/025": "the charges listed under \"The fee payable is:\" outrank the \"Total\" line below them",
+		"uk-public-bodies/100": "the FOISA share worked out as \"10% x (£420 – £100) = £32.00\": the estimate outranks the result",
+		"intl-plain/025":       "a range whose lower end has no currency (\"250 to 400 Euro\")",
+		"intl-plain/057":       "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -223,7 +236,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 201 {
-		t.Errorf("%d written fee quotes with an amount, want 201", n)
+	if n != 251 {
+		t.Errorf("%d written fee quotes with an amount, want 251", n)
 	}
 }

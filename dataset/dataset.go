@@ -52,7 +52,8 @@ var SetNames = []string{"agency-replies", "muckrock-2022", "foi-international"}
 // fixed order (written/README.md).
 var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", "commonwealth", "mixed-hard",
 	"us-portals", "us-police-courts", "us-agencies-misc", "uk-wdtk", "intl-english", "terse",
-	"muckrock-format", "ocr-letters", "followups", "appeals-reviews", "uk-councils", "us-federal-2"}
+	"muckrock-format", "ocr-letters", "followups", "appeals-reviews", "uk-councils", "us-federal-2",
+	"muckrock-format-2", "uk-public-bodies", "intl-plain", "us-cities-counties", "mixed-hard-2"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
