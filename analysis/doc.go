@@ -33,7 +33,8 @@
 //     Two cases give a class only as a reviewer's suggestion, confidence at
 //     most ReviewMaxConfidence: a German reply (read by the German cue
 //     family; the model has seen six), and a model class that the cue
-//     table's own weights do not give (a second reading, cueTableClass).
+//     table's own weights do not give (a second reading, cueTableClass)
+//     at a probability below OverruleConfidence.
 //     4. evidence: the features that pushed the winning class over the
 //     runner-up, each with the text it came from, are the reasons a
 //     reviewer sees; facts come from the exact extractors.

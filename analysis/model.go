@@ -194,8 +194,8 @@ func (m *Model) ClassIndex(c workflow.Class) int {
 }
 
 // Encode writes the model as text: deterministic (buckets ascending, weights
-// to 4 significant digits, which keeps the file under 5 MB), so the same
-// training yields the same bytes.
+// to 4 significant digits and to the nearest 1/weightSteps, which keeps the
+// file under 5 MB), so the same training yields the same bytes.
 //
 //	foiaflow reply model v1
 //	meta <key> <value>        (any number)
@@ -250,10 +250,16 @@ func formatWeight(f float64) string {
 	return s
 }
 
+// weightSteps: weights are written to the nearest 1e-5. A word's weight
+// below it moves no logit by more than a few thousandths in all (a reply
+// has a few hundred features), and a tenth of the file's bytes went to
+// such weights ("-6.791e-06").
+const weightSteps = 1e5 // per unit
+
 func formatWeights(ws []float64) string {
 	parts := make([]string, len(ws))
 	for i, w := range ws {
-		parts[i] = formatWeight(w)
+		parts[i] = formatWeight(math.Round(w*weightSteps) / weightSteps)
 	}
 	return strings.Join(parts, " ")
 }

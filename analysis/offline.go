@@ -24,6 +24,14 @@ const (
 	// model that disagrees with the cue table — so that no MIN_CONFIDENCE
 	// above it lets the class act alone.
 	ReviewMaxConfidence = 0.50
+	// OverruleConfidence: the calibrated probability at which the model's
+	// class stands against the cue table's reading (another class, or a
+	// tie); below it the class is capped at ReviewMaxConfidence. Chosen on
+	// real leave-one-set-out and written leave-one-batch-out predictions:
+	// of those the cue table disagreed with, the ones at 0.95 or more were
+	// right 201 times in 204 (written) and 4 in 4 (real); from 0.8 to 0.95
+	// on the real sets, 2 in 4.
+	OverruleConfidence = 0.95
 	// MaxReplyBytes caps the text either analyzer reads (DESIGN I8); the rest
 	// is ignored and a reason says so.
 	MaxReplyBytes = 64 << 10
@@ -185,12 +193,17 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	case cueClass != "" && cueClass != a.Class:
 		// Two readings of one reply: the trained model and the cue
 		// table's own weights (the priors it was trained towards). When
-		// they name different classes, a reviewer decides.
-		a.Confidence = min(a.Confidence, ReviewMaxConfidence)
+		// they name different classes, a reviewer decides, unless the
+		// model is sure enough to overrule the table.
 		reading := "read " + string(cueClass)
 		if cueClass == "tied" {
 			reading = "tie between two classes"
 		}
+		if probs[top] >= OverruleConfidence {
+			a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the cue table's own weights %s, overruled at %.2f or more", a.Class, probs[top], m.Classes[second], probs[second], reading, OverruleConfidence))
+			break
+		}
+		a.Confidence = min(a.Confidence, ReviewMaxConfidence)
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the cue table's own weights %s: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], reading, ReviewMaxConfidence))
 	default:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f", a.Class, probs[top], m.Classes[second], probs[second]))

@@ -578,7 +578,8 @@ func TestAppealBoilerplateDiscountsEvidence(t *testing.T) {
 }
 
 // The cue table's own weights are a second reading: a model class they do
-// not give (another class, or a tie) is capped at ReviewMaxConfidence.
+// not give (another class, or a tie) is capped at ReviewMaxConfidence
+// unless its probability reaches OverruleConfidence.
 func TestCueTableSecondOpinion(t *testing.T) {
 	t.Parallel()
 	feat := func(names ...string) []Feature {
@@ -603,22 +604,34 @@ func TestCueTableSecondOpinion(t *testing.T) {
 	}
 
 	// A model trained to read "available for download" as a denial: the
-	// cue table reads records ready, so the denial goes to a reviewer.
-	m := &Model{Classes: shipped.Classes, Bits: shipped.Bits, Temperature: 1, Bias: make([]float64, len(shipped.Classes)),
-		Rows: map[uint32][]float64{}, Named: map[string][]float64{}}
-	w := make([]float64, len(m.Classes))
-	for k, c := range m.Classes {
-		if c == cDen {
-			w[k] = 9
+	// cue table reads records ready, so a denial at 0.69 goes to a
+	// reviewer; at 0.999 (OverruleConfidence or more) it stands.
+	for _, tc := range []struct {
+		weight float64
+		capped bool
+	}{{3, true}, {9, false}} {
+		m := &Model{Classes: shipped.Classes, Bits: shipped.Bits, Temperature: 1, Bias: make([]float64, len(shipped.Classes)),
+			Rows: map[uint32][]float64{}, Named: map[string][]float64{}}
+		w := make([]float64, len(m.Classes))
+		for k, c := range m.Classes {
+			if c == cDen {
+				w[k] = tc.weight
+			}
 		}
-	}
-	m.Named["cue:ready.download"] = w
-	a, err := Offline{Model: m}.Analyze(context.Background(), workflow.Reply{Text: "Your records are now available for download."}, workflow.CaseContext{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Class != cDen || a.Confidence > ReviewMaxConfidence || !strings.Contains(a.Reasons[0], "cue table") {
-		t.Errorf("model and cue table disagree: %s at %.2f, want DENIAL at most %.2f with the reason\n%s", a.Class, a.Confidence, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
+		m.Named["cue:ready.download"] = w
+		a, err := Offline{Model: m}.Analyze(context.Background(), workflow.Reply{Text: "Your records are now available for download."}, workflow.CaseContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := strings.Join(a.Reasons, "\n")
+		switch {
+		case a.Class != cDen || !strings.Contains(a.Reasons[0], "cue table"):
+			t.Errorf("weight %g: %s at %.2f, want DENIAL with the cue table's reading\n%s", tc.weight, a.Class, a.Confidence, why)
+		case tc.capped && a.Confidence > ReviewMaxConfidence:
+			t.Errorf("weight %g: confidence %.2f, want at most %.2f\n%s", tc.weight, a.Confidence, ReviewMaxConfidence, why)
+		case !tc.capped && (a.Confidence < OverruleConfidence || !strings.Contains(a.Reasons[0], "overruled")):
+			t.Errorf("weight %g: confidence %.2f, want the model's %.2f or more, overruling the table\n%s", tc.weight, a.Confidence, OverruleConfidence, why)
+		}
 	}
 }
 
