@@ -116,7 +116,15 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.fee = extractFeeLower(body, lower)
 	rd.exemptions = extractExemptions(body, rd.lix)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
-	atts := reply.Attachments
+	// A file named as a letter ("No Records Response.pdf") is the
+	// agency's letter, not records: it is no records link, and its name's
+	// words are read as its title only.
+	var atts []workflow.Attachment
+	for _, a := range reply.Attachments {
+		if !letterTitle(a.Filename) {
+			atts = append(atts, a)
+		}
+	}
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
 	rd.answered = answeredQuestionList(lower)
 	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
@@ -156,6 +164,9 @@ func (rd *reading) features() []Feature {
 		}
 	})
 	for _, a := range rd.attachments {
+		if letterTitle(a) {
+			continue
+		}
 		forEachToken(a, func(tok string, start, end int, _ bool) {
 			fs.add("a:"+tok, 1, a, -1)
 		})
@@ -230,6 +241,13 @@ func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	defer nix.release()
 	titles := scoreRulesOf(titleRules, nix, names, nil)
 	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), titles...)), len(titles) > 0
+}
+
+// letterTitle reports whether an attachment's name is a letter's title
+// (titleRules: "2024-118 Denial Letter.pdf", "Acknowledgement_24-118.pdf").
+func letterTitle(name string) bool {
+	_, titled := nameEvidence([]string{name})
+	return titled
 }
 
 // stillWorkingRe: part of the request is still being worked on ("we are

@@ -82,7 +82,7 @@ var (
 	bareAmountLine = regexp.MustCompile(`^\s*\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2})\s*$`)
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
-	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)`)
+	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|set|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)`)
 	ratePre      = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
 	// thresholdPost is a bound after an amount ("$25 or less"); it makes
@@ -278,7 +278,7 @@ var totalCues = []struct {
 	{regexp.MustCompile(`(?i)\bfees? notice\b[^$£€¥₹.]{0,60}$`), 5.5, "amount asked"},
 	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€¥₹]{0,30}$`), 4, "amount"},
 	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$£€¥₹.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
-	{regexp.MustCompile(`(?i)\b(fee|cost|charge|price|estimate)s?\s*:?\s*$`), 3.5, "label"},
+	{regexp.MustCompile(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
 	{regexp.MustCompile(`=\s*$`), 3, "computed"},
 }
@@ -380,7 +380,7 @@ func findAmountsLower(body, lower string) []amount {
 			a.role = roleRecord
 		case percentOfPre.MatchString(strings.TrimRight(pre, " ")):
 			a.role = rolePercentOf
-		case depositNear.MatchString(pre) || depositPost.MatchString(post):
+		case depositNear.MatchString(pre) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain
@@ -400,8 +400,44 @@ func findAmountsLower(body, lower string) []amount {
 	}
 	markRanges(body, out)
 	markLimitRates(body, out)
+	markShares(body, out)
 	out = append(out, tableTotals(body)...)
 	return out
+}
+
+// markShares: a worked charge whose line takes a percentage of a sum in
+// brackets is the share asked for ("10% x (£460.00 - £100.00) = £36.00",
+// FOISA's fees: 10% of the cost between £100 and £600), not a step of an
+// itemised statement.
+func markShares(body string, amts []amount) {
+	for i := range amts {
+		if amts[i].cueName != "computed" {
+			continue
+		}
+		lineStart := strings.LastIndexByte(body[:amts[i].start], '\n') + 1
+		if !shareOfRe.MatchString(body[lineStart:amts[i].start]) {
+			continue
+		}
+		for _, b := range amts[:i] {
+			if b.start >= lineStart {
+				amts[i].cue, amts[i].cueName = 5.5, "share"
+				break
+			}
+		}
+	}
+}
+
+var shareOfRe = regexp.MustCompile(`\d\s?%\s*(x|×|\*|of)\s*\(`)
+
+// paragraphRest is body from end to the end of its paragraph (a blank
+// line): "$434.30\n\nDEPOSIT REQUIRED: …" is a total above a heading, not
+// a deposit.
+func paragraphRest(body string, end int) string {
+	rest := body[end:]
+	if i := strings.Index(rest, "\n\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 // totalAfter reports whether the amount ending at end in body is labelled

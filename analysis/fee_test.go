@@ -48,6 +48,10 @@ func TestFeeExtraction(t *testing.T) {
 		{"yen after", "Please pay the fee for implementation of disclosure of 1,240 yen (10 yen per page).", cents(124000), "JPY"},
 		{"reais symbol", "The cost of reproduction is BRL 37.50 (R$ 0.25 per page plus R$ 5.00 per DVD). Please pay the GRU.", cents(3750), "BRL"},
 		{"fees notice", "We estimate the cost of complying at £560. We are therefore issuing you with a fees notice under section 9 for £46.00 (10% of £460). We need not comply until the fee is paid.", cents(4600), "GBP"},
+		{"per set is a rate", "The cost is:\n14 sets of plans at £3.50 per set = £49.00\nPostage = £3.50\nTotal = £52.50\nPlease pay by card.", cents(5250), "GBP"},
+		{"Est. labels an estimate", "Est. $56.25 labor (2.25 hrs @ 25/hr). 50% deposit due - $28.13 - before we start. Pay at the counter.", cents(5625), "USD"},
+		{"a heading below a total is no deposit", "Labor to separate exempt material: 8.5 hours x $31.40 per hour = $266.90\nFlash drive = $4.50\nESTIMATED TOTAL FEE: $434.30\n\nDEPOSIT REQUIRED: a deposit of half the estimated total, $217.15, is due before we begin.", cents(43430), "USD"},
+		{"a worked share", "We estimate the cost of compliance at £460.00. We may charge 10% of the cost between £100 and £600, so the fee payable is:\n10% x (£460.00 - £100.00) = £36.00\nWe need not comply until the fee is paid.", cents(3600), "GBP"},
 		{"total closing a long list", "The charge for this request is:\n- Scanning and printing twelve large-format archive sheets at £6.20 per sheet: £74.40\n- Tube packaging, tracked and signed-for postage: £12.00\n- Total: £86.40\nWe will send the maps once we have received it.", cents(8640), "GBP"},
 		{"fraction hours", "Review will take an additional 1 ¼ hours at $20/hour.", cents(2500), "USD"},
 		{"pounds", "The estimated charge for photocopying is £45.00, payable before we send the copies.", cents(4500), "GBP"},
@@ -211,9 +215,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"uk-councils/005":   "\"A copy is £10 including postage\": an amount with no fee cue beside it",
 		// Round four, scored before its misses were read (38 of 50 exact).
 		"uk-public-bodies/025": "the charges listed under \"The fee payable is:\" outrank the \"Total\" line below them",
-		"uk-public-bodies/100": "the FOISA share worked out as \"10% x (£420 – £100) = £32.00\": the estimate outranks the result",
 		"intl-plain/025":       "a range whose lower end has no currency (\"250 to 400 Euro\")",
 		"intl-plain/057":       "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
+		// Round five, scored before its misses were read (45 of 50 exact).
+		"uk-wdtk-2/043": "\"It's £14.60 for the A3 colour copies\" with the payment words two lines on",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -236,7 +241,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 251 {
-		t.Errorf("%d written fee quotes with an amount, want 251", n)
+	if n != 301 {
+		t.Errorf("%d written fee quotes with an amount, want 301", n)
 	}
 }
