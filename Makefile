@@ -17,7 +17,8 @@ help: ## list targets
 services: ## start or reuse local Postgres and Redis
 	@bash scripts/services.sh
 
-# Training and cross-validation are single-goroutine numeric loops that the
+# Training and cross-validation are numeric loops (one goroutine per model;
+# cross-validation trains GOMAXPROCS split models at a time) that the
 # race detector slows eightfold (9 minutes instead of 1); they run without it.
 NORACE_PKGS := ./analysis/training ./cmd/eval
 

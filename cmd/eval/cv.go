@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"time"
 
 	"github.com/foiaflow/foiaflow/analysis"
 	"github.com/foiaflow/foiaflow/analysis/training"
 	"github.com/foiaflow/foiaflow/dataset"
+	"golang.org/x/sync/errgroup"
 )
 
 // split is one cross-validation split: the replies scored by a model
@@ -117,27 +119,63 @@ func prefixed(prefix string, names []string) []string {
 }
 
 // runSplits trains and scores each split and returns all results; with
-// detail, each split's report is printed too. Every split's own line is
-// printed as it finishes.
+// detail, each split's report is printed too. Splits are trained
+// GOMAXPROCS at a time (each training is one goroutine's numeric loop);
+// every split's own line is printed, in order, as soon as it and the ones
+// before it are done.
 func runSplits(ctx context.Context, c config, o training.Options, splits []split, out io.Writer, detail bool) ([]result, error) {
+	type outcome struct {
+		m    *analysis.Model
+		rs   []result
+		ok   bool
+		done chan struct{}
+	}
+	outs := make([]outcome, len(splits))
+	for i := range outs {
+		outs[i].done = make(chan struct{})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	launched := make(chan struct{})
+	go func() {
+		defer close(launched)
+		for i, s := range splits {
+			g.Go(func() error {
+				defer close(outs[i].done)
+				if err := gctx.Err(); err != nil {
+					return err // another split failed
+				}
+				m, err := training.Train(s.train, o)
+				if err != nil {
+					return fmt.Errorf("%s: %w", s.name, err)
+				}
+				rs, _, err := classify(gctx, analysis.Offline{Model: m}, s.test, c.timeout)
+				if err != nil {
+					return fmt.Errorf("%s: %w", s.name, err)
+				}
+				outs[i].m, outs[i].rs, outs[i].ok = m, rs, true
+				return nil
+			})
+		}
+	}()
 	var all []result
-	for _, s := range splits {
-		m, err := training.Train(s.train, o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
+	for i, s := range splits {
+		<-outs[i].done
+		if !outs[i].ok {
+			break // g.Wait says which split failed
 		}
-		rs, _, err := classify(ctx, analysis.Offline{Model: m}, s.test, c.timeout)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		sm := score(rs, c.minConfidence)
+		sm := score(outs[i].rs, c.minConfidence)
 		if detail {
-			fmt.Fprintf(out, "\n-- %s: trained on %d replies, temperature %.3f\n", s.name, len(s.train), m.Temperature)
-			printReport(out, sm, rs)
-			printReliability(out, rs)
+			fmt.Fprintf(out, "\n-- %s: trained on %d replies, temperature %.3f\n", s.name, len(s.train), outs[i].m.Temperature)
+			printReport(out, sm, outs[i].rs)
+			printReliability(out, outs[i].rs)
 		}
 		fmt.Fprintln(out, lastLine(sm)+" split="+s.name)
-		all = append(all, rs...)
+		all = append(all, outs[i].rs...)
+	}
+	<-launched
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return all, nil
 }
