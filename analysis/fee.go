@@ -64,16 +64,17 @@ type money struct {
 var (
 	// moneyRe finds amounts with their currency: a symbol or code before
 	// ("$", "US$", "R$", "£", "€", "¥", "A$", "GBP ", "Rs. ", "KSh ") or a
-	// word after ("dollars", "yen", "Euro"); codeMoneyRe the other ISO 4217
-	// codes, before or after, in the same groups. No two neighbouring words
+	// word after ("dollars", "yen", "Euro"); codeBeforeRe and codeAfterRe
+	// the other ISO 4217 codes (moneyMatches puts them in moneyRe's groups). No two neighbouring words
 	// share a first letter: the parser would factor "r(?:upees|and)" and
 	// leave the prefilter (requiredLiterals) the key "r".
 	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bksh\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
-	// codeMoneyRe: "KES 1,500", "BRL 37.50", "7,300 KRW", "37.50 USD".
-	// Upper case only, so that "php" or "top" in prose is no currency; run
-	// only where hasCurrencyCode finds a code (moneyRe's literal prefilter
-	// cannot take forty codes).
-	codeMoneyRe = regexp.MustCompile(`\b(` + otherCodes + `) ?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (USD|GBP|EUR|AUD|CAD|NZD|INR|ZAR|` + otherCodes + `)\b`)
+	// codeBeforeRe and codeAfterRe: "KES 1,500", "BRL 37.50", "7,300 KRW",
+	// "37.50 USD". Upper case only, so that "php" or "top" in prose is no
+	// currency; run only where hasCurrencyCode finds a code (moneyRe's
+	// literal prefilter cannot take forty codes).
+	codeBeforeRe = regexp.MustCompile(`\b(` + otherCodes + `) ?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b`)
+	codeAfterRe  = regexp.MustCompile(`\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))? (USD|GBP|EUR|AUD|CAD|NZD|INR|ZAR|` + otherCodes + `)\b`)
 	// waiverRe says no fee is due.
 	waiverRe = fre(`(?i)\bno (fees?|charges?|costs?)( will be| are| is)? (due|charged|payable|assessed|required)|\b(fees?|charges?|costs?) (have been|has been|are|is|will be) waived|\bwaived? (the |all |any |your )?(fees?|charges?|costs?)|\bfree of charge\b|\bat no (cost|charge)\b|\bwithout (charge|cost)\b`)
 	// rangeSepRe joins the two ends of a range ("$100 - $250", "$100 to $250").
@@ -505,7 +506,8 @@ func markLimitRates(body string, amts []amount) {
 // word (ALL, TOP, CUP, PEN, TRY, MAD, SOS, GEL) is left out.
 const otherCodes = `KES|UGX|TZS|NGN|GHS|PHP|KRW|JPY|CNY|HKD|TWD|SGD|MYR|IDR|THB|PKR|BDT|LKR|BRL|MXN|ARS|CLP|COP|UYU|CHF|SEK|NOK|DKK|ISK|PLN|CZK|HUF|RON|BGN|RSD|MKD|BAM|UAH|MDL|ILS`
 
-// currencyCodes are the codes codeMoneyRe reads, for hasCurrencyCode.
+// currencyCodes are the codes codeBeforeRe and codeAfterRe read, for
+// hasCurrencyCode.
 var currencyCodes = func() map[string]bool {
 	m := map[string]bool{}
 	for _, c := range strings.Split("USD|GBP|EUR|AUD|CAD|NZD|INR|ZAR|"+otherCodes, "|") {
@@ -531,23 +533,41 @@ func hasCurrencyCode(s string) bool {
 }
 
 // moneyMatches are moneyRe's matches in body (lower is asciiLower(body)),
-// with codeMoneyRe's where body holds a currency code, in text order; a
-// match inside an earlier one is dropped.
+// with codeBeforeRe's and codeAfterRe's where body holds a currency code,
+// in text order and in moneyRe's groups. A code's amount must have a
+// decimal part or a thousands separator, so that a citation ("ARS
+// 39-121.01", "MDL 2804") or a version ("PHP 8") is no sum; where two
+// matches overlap, moneyRe's wins, then a code before its amount ("invoice
+// 2024 EUR 30.00" is €30.00, "120 KES 12.00" is KES 12.00).
 func moneyMatches(body, lower string) [][]int {
 	ms := moneyRe.allSubmatchIndex(body, lower)
 	if !hasCurrencyCode(body) {
 		return ms
 	}
-	ms = append(ms, codeMoneyRe.FindAllStringSubmatchIndex(body, -1)...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i][0] < ms[j][0] })
-	out := ms[:0]
-	for _, m := range ms {
-		if len(out) > 0 && m[0] < out[len(out)-1][1] {
-			continue
+	n := len(ms)
+	add := func(m []int, whole, frac []int) {
+		if frac[0] < 0 && !strings.Contains(body[whole[0]:whole[1]], ",") {
+			return
 		}
-		out = append(out, m)
+		for _, o := range ms {
+			if m[0] < o[1] && o[0] < m[1] {
+				return
+			}
+		}
+		ms = append(ms, m)
 	}
-	return out
+	for _, c := range codeBeforeRe.FindAllStringSubmatchIndex(body, -1) {
+		// code, whole, frac in moneyRe's groups 1-3
+		add([]int{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], -1, -1, -1, -1, -1, -1}, c[4:6], c[6:8])
+	}
+	for _, c := range codeAfterRe.FindAllStringSubmatchIndex(body, -1) {
+		// whole, frac, code in moneyRe's groups 4-6
+		add([]int{c[0], c[1], -1, -1, -1, -1, -1, -1, c[2], c[3], c[4], c[5], c[6], c[7]}, c[2:4], c[4:6])
+	}
+	if len(ms) > n {
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i][0] < ms[j][0] })
+	}
+	return ms
 }
 
 // currencyCode maps a currency symbol, code or word to ISO 4217, and a

@@ -199,7 +199,7 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 		if cueClass == "tied" {
 			reading = "tie between two classes"
 		}
-		if probs[top] >= OverruleConfidence {
+		if a.Confidence >= OverruleConfidence { // as rounded and reported
 			a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the cue table's own weights %s, overruled at %.2f or more", a.Class, probs[top], m.Classes[second], probs[second], reading, OverruleConfidence))
 			break
 		}
