@@ -57,9 +57,10 @@ type reading struct {
 	hasLink      bool
 	linkWhy      string
 	ev           []evidence
-	attachments  []string   // file names: the message's, then "[Attachments: …]" lines
-	nameEv       []evidence // what the attachments' names say (nameEvidence)
-	titled       bool       // an attachment's name is a letter's title (nameEvidence)
+	attachments  []string        // file names: the message's, then "[Attachments: …]" lines
+	nameEv       []evidence      // what the attachments' names say (nameEvidence)
+	titled       bool            // an attachment's name is a letter's title (nameEvidence)
+	letters      map[string]bool // attachment names that are letters' titles (letterTitle)
 	// answered are the request's questions the reply answers in place
 	// (answeredQuestionList on the lines as written).
 	answered []answeredQuestion
@@ -119,9 +120,17 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	// A file named as a letter ("No Records Response.pdf") is the
 	// agency's letter, not records: it is no records link, and its name's
 	// words are read as its title only.
+	for _, a := range rd.attachments {
+		if letterTitle(a) {
+			if rd.letters == nil {
+				rd.letters = map[string]bool{}
+			}
+			rd.letters[a] = true
+		}
+	}
 	var atts []workflow.Attachment
 	for _, a := range reply.Attachments {
-		if !letterTitle(a.Filename) {
+		if !rd.letters[a.Filename] {
 			atts = append(atts, a)
 		}
 	}
@@ -164,7 +173,7 @@ func (rd *reading) features() []Feature {
 		}
 	})
 	for _, a := range rd.attachments {
-		if letterTitle(a) {
+		if rd.letters[a] {
 			continue
 		}
 		forEachToken(a, func(tok string, start, end int, _ bool) {

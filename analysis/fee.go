@@ -65,9 +65,10 @@ var (
 	// moneyRe finds amounts with their currency: a symbol or code before
 	// ("$", "US$", "R$", "£", "€", "¥", "A$", "GBP ", "Rs. ", "KSh ") or a
 	// word after ("dollars", "yen", "Euro"); codeBeforeRe and codeAfterRe
-	// the other ISO 4217 codes (moneyMatches puts them in moneyRe's groups). No two neighbouring words
-	// share a first letter: the parser would factor "r(?:upees|and)" and
-	// leave the prefilter (requiredLiterals) the key "r".
+	// the other ISO 4217 codes (moneyMatches puts them in moneyRe's
+	// groups). No two neighbouring words share a first letter: the parser
+	// would factor "r(?:upees|and)" and leave the prefilter
+	// (requiredLiterals) the key "r".
 	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bksh\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
 	// codeBeforeRe and codeAfterRe: "KES 1,500", "BRL 37.50", "7,300 KRW",
 	// "37.50 USD". Upper case only, so that "php" or "top" in prose is no
@@ -609,7 +610,7 @@ func currencyCode(s string) string {
 	case "us$", "usd":
 		return "USD"
 	}
-	if c := strings.TrimSpace(s); strings.Contains(otherCodes, c) && len(c) == 3 {
+	if c := strings.TrimSpace(s); currencyCodes[c] {
 		return c
 	}
 	return "USD"
