@@ -2,6 +2,7 @@ package training
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -29,8 +30,8 @@ func Examples(replies []dataset.Reply) []Example {
 
 // ShippedModel trains the model the analyzer ships, on every embedded reply
 // set and the written batches with DefaultOptions, and returns its file
-// (analysis/model.txt) and the model.
-func ShippedModel() ([]byte, *analysis.Model, error) {
+// (analysis/model.txt) and the model; ctx's error when ctx ends first.
+func ShippedModel(ctx context.Context) ([]byte, *analysis.Model, error) {
 	replies, err := dataset.AllReplies()
 	if err != nil {
 		return nil, nil, err
@@ -40,7 +41,7 @@ func ShippedModel() ([]byte, *analysis.Model, error) {
 		return nil, nil, err
 	}
 	o := DefaultOptions()
-	m, err := Train(Examples(append(replies, written...)), o)
+	m, err := Train(ctx, Examples(append(replies, written...)), o)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@
 package training
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -342,27 +343,42 @@ func (d *design) objective(o Options) optimize.Problem {
 	}
 }
 
-// fit minimises the objective from zero weights.
-func (d *design) fit(o Options) ([]float64, error) {
+// fit minimises the objective from zero weights. It returns ctx's error
+// when ctx ends first (checked at every L-BFGS step).
+func (d *design) fit(ctx context.Context, o Options) ([]float64, error) {
 	x0 := make([]float64, d.dim())
 	res, err := optimize.Minimize(d.objective(o), x0, &optimize.Settings{
 		MajorIterations:   o.Iterations,
 		GradientThreshold: 1e-6,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 20},
+		Recorder:          ctxRecorder{ctx},
 	}, &optimize.LBFGS{})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err != nil && res == nil {
 		return nil, fmt.Errorf("minimise: %w", err)
 	}
 	return res.X, nil
 }
 
+// ctxRecorder stops a minimisation when its context ends: Minimize
+// returns the first error a Recorder returns.
+type ctxRecorder struct{ ctx context.Context }
+
+func (r ctxRecorder) Init() error { return r.ctx.Err() }
+
+func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
+	return r.ctx.Err()
+}
+
 // fitWeights trains on exs and returns the model with temperature 1.
-func fitWeights(exs []Example, o Options) (*analysis.Model, error) {
+func fitWeights(ctx context.Context, exs []Example, o Options) (*analysis.Model, error) {
 	d, err := buildDesign(exs, o)
 	if err != nil {
 		return nil, err
 	}
-	x, err := d.fit(o)
+	x, err := d.fit(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -398,19 +414,20 @@ func maxAbs(ws []float64) float64 {
 
 // Train fits the model on exs and calibrates its temperature on
 // predictions for replies held out in o.CalibrationFolds grouped folds of
-// exs (each fitted without them).
-func Train(exs []Example, o Options) (*analysis.Model, error) {
+// exs (each fitted without them). It returns ctx's error, with no model,
+// when ctx ends before it is done.
+func Train(ctx context.Context, exs []Example, o Options) (*analysis.Model, error) {
 	if o.WrittenWeight <= 0 {
 		exs, _ = splitWritten(exs)
 	}
 	if len(exs) == 0 {
 		return nil, fmt.Errorf("train: no examples")
 	}
-	m, err := fitWeights(exs, o)
+	m, err := fitWeights(ctx, exs, o)
 	if err != nil {
 		return nil, err
 	}
-	held, err := heldOutLogits(exs, o)
+	held, err := heldOutLogits(ctx, exs, o)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +452,7 @@ type Scored struct {
 // source the model never saw are what it will meet, and a temperature fitted
 // on them does not promise the in-source accuracy. Otherwise they are
 // CalibrationFolds grouped folds.
-func heldOutLogits(exs []Example, o Options) ([]Scored, error) {
+func heldOutLogits(ctx context.Context, exs []Example, o Options) ([]Scored, error) {
 	real, written := splitWritten(exs)
 	folds, k := setFolds(real)
 	if k < 2 {
@@ -447,7 +464,7 @@ func heldOutLogits(exs []Example, o Options) ([]Scored, error) {
 		if len(test) == 0 || len(train) == 0 {
 			continue
 		}
-		m, err := fitWeights(append(train, written...), o)
+		m, err := fitWeights(ctx, append(train, written...), o)
 		if err != nil {
 			return nil, err
 		}

@@ -2,9 +2,12 @@ package training
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/foiaflow/foiaflow/analysis"
 	"github.com/foiaflow/foiaflow/dataset"
@@ -15,7 +18,7 @@ import (
 // training is deterministic and nobody edited the file by hand.
 func TestShippedModelIsWhatTrainingProduces(t *testing.T) {
 	t.Parallel()
-	b, _, err := ShippedModel()
+	b, _, err := ShippedModel(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,6 +27,28 @@ func TestShippedModelIsWhatTrainingProduces(t *testing.T) {
 	}
 	if len(b) > 5<<20 {
 		t.Errorf("model file is %d bytes, over 5 MB", len(b))
+	}
+}
+
+// A training whose context ends stops at its next L-BFGS step and returns
+// the context's error, with no model: before it starts, and while it runs
+// (a full training takes seconds; the context ends after 50 ms).
+func TestTrainStopsWhenItsContextEnds(t *testing.T) {
+	t.Parallel()
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(replies)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if m, err := Train(ctx, exs, DefaultOptions()); !errors.Is(err, context.Canceled) || m != nil {
+		t.Fatalf("cancelled before the start: model %v, error %v; want no model and context.Canceled", m != nil, err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if m, err := Train(ctx, exs, DefaultOptions()); !errors.Is(err, context.DeadlineExceeded) || m != nil {
+		t.Fatalf("deadline while training: model %v, error %v; want no model and context.DeadlineExceeded", m != nil, err)
 	}
 }
 
@@ -85,7 +110,7 @@ func TestCalibrationOnHeldOutSets(t *testing.T) {
 				train = append(train, ex)
 			}
 		}
-		m, err := Train(train, o)
+		m, err := Train(t.Context(), train, o)
 		if err != nil {
 			t.Fatal(err)
 		}

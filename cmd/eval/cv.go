@@ -145,7 +145,7 @@ func runSplits(ctx context.Context, c config, o training.Options, splits []split
 				if err := gctx.Err(); err != nil {
 					return err // another split failed
 				}
-				m, err := training.Train(s.train, o)
+				m, err := training.Train(gctx, s.train, o)
 				if err != nil {
 					return fmt.Errorf("%s: %w", s.name, err)
 				}

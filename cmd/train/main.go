@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -32,7 +33,7 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	b, m, err := training.ShippedModel()
+	b, m, err := training.ShippedModel(context.Background())
 	if err != nil {
 		return err
 	}
