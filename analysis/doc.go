@@ -27,14 +27,16 @@
 //     the replies alone.
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
 //     on real replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
-//     means what it says. Below UnknownBelow, without any FOIA cue (other
-//     than a weak one such as "thank you for your request") or fact, or
-//     when the reply is neither English nor German, the class is UNKNOWN.
-//     Two cases give a class only as a reviewer's suggestion, confidence at
-//     most ReviewMaxConfidence: a German reply (read by the German cue
-//     family; the model has seen six), and a model class that the cue
-//     table's own weights do not give (a second reading, cueTableClass)
-//     at a probability below OverruleConfidence.
+//     means what it says. Below UnknownBelow, or when the reply is
+//     neither English nor German, the class is UNKNOWN. Three cases give a
+//     class only as a reviewer's suggestion, confidence at most
+//     ReviewMaxConfidence: a German reply (read by the German cue family;
+//     the model has seen six); a model class that the cue table's own
+//     weights do not give (a second reading, cueTableClass) at a
+//     probability below OverruleConfidence; and a reply without any FOIA
+//     cue (other than a weak one such as "thank you for your request") or
+//     fact, read from words alone, at a probability from
+//     wordsAloneSuggest (0.5; below it, UNKNOWN) to OverruleConfidence.
 //     4. evidence: the features that pushed the winning class over the
 //     runner-up, each with the text it came from, are the reasons a
 //     reviewer sees; facts come from the exact extractors.

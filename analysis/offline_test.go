@@ -635,6 +635,56 @@ func TestCueTableSecondOpinion(t *testing.T) {
 	}
 }
 
+// Words alone (no FOIA cue or fact): a model trained to read "meeting"
+// as an extension gives nothing at its prior (UNKNOWN, confidence 0), a
+// reviewer's suggestion at 0.69 (capped at ReviewMaxConfidence), and its
+// class at 0.999 (OverruleConfidence or more).
+func TestWordsAloneSuggestOrStand(t *testing.T) {
+	t.Parallel()
+	const text = "Hello,\n\nSee you at the meeting on Tuesday.\n\nBob"
+	if !slices.ContainsFunc(Features(workflow.Reply{Text: text}), func(f Feature) bool { return f.Name == "w:meeting" }) {
+		t.Fatal("no w:meeting feature")
+	}
+	for _, tc := range []struct {
+		weight   float64
+		want     workflow.Class
+		min, max float64
+		reason   string
+	}{
+		{0, workflow.ClassUnknown, 0, 0, "UNKNOWN"},
+		{3, cExt, 0.5, ReviewMaxConfidence, "capped"},
+		{9, cExt, OverruleConfidence, 1, "from words alone"},
+	} {
+		m := &Model{Classes: shipped.Classes, Bits: shipped.Bits, Temperature: 1, Bias: make([]float64, len(shipped.Classes)),
+			Rows: map[uint32][]float64{}, Named: map[string][]float64{}}
+		w := make([]float64, len(m.Classes))
+		w[m.ClassIndex(cExt)] = tc.weight
+		m.Rows[Bucket("w:meeting", m.Bits)] = w
+		a, err := Offline{Model: m}.Analyze(context.Background(), workflow.Reply{Text: text}, workflow.CaseContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Class != tc.want || a.Confidence < tc.min || a.Confidence > tc.max || !strings.Contains(a.Reasons[0], "words alone") || !strings.Contains(a.Reasons[0], tc.reason) {
+			t.Errorf("weight %g: %s at %.2f, want %s in [%.2f, %.2f] (%s)\n%s", tc.weight, a.Class, a.Confidence, tc.want, tc.min, tc.max, tc.reason, strings.Join(a.Reasons, "\n"))
+		}
+	}
+
+	// In German, words alone are at most a suggestion.
+	const german = "Sehr geehrte Frau Roe,\n\nwir sehen uns bei dem Treffen am Dienstag, und ich bin nicht sicher, ob das auch für Sie passt.\n\nMit freundlichen Grüßen"
+	m := &Model{Classes: shipped.Classes, Bits: shipped.Bits, Temperature: 1, Bias: make([]float64, len(shipped.Classes)),
+		Rows: map[uint32][]float64{}, Named: map[string][]float64{}}
+	w := make([]float64, len(m.Classes))
+	w[m.ClassIndex(cExt)] = 9
+	m.Rows[Bucket("w:treffen", m.Bits)] = w
+	a, err := Offline{Model: m}.Analyze(context.Background(), workflow.Reply{Text: german}, workflow.CaseContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Class != cExt || a.Confidence > ReviewMaxConfidence {
+		t.Errorf("German, weight 9: %s at %.2f, want EXTENSION at most %.2f\n%s", a.Class, a.Confidence, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
+	}
+}
+
 // An agency names a letter by what it is: a reply that only says "see the
 // attached letter" is read from its attachment's name (the message's own
 // attachments, or an archive's "[Attachments: …]" line), and a name that
