@@ -27,7 +27,7 @@ var (
 func extractTracking(body string, bix *gramIndex) string {
 	best := ""
 	bestAt := len(body) + 1
-	for _, m := range trackingFormRe.allSubmatchIndex(body, bix.text) {
+	for _, m := range trackingFormRe.allSubmatchIndexIn(body, bix) {
 		if m[0] < bestAt {
 			best, bestAt = body[m[2]:m[3]], m[0]
 		}
@@ -115,13 +115,13 @@ func findDates(s string, ix *gramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range dateDMY.allSubmatchIndex(ix.text, ix.text) {
+	for _, m := range dateDMY.allSubmatchIndexIn(ix.text, ix) {
 		d, _ := strconv.Atoi(s[m[2]:m[3]])
 		mon := monthIndex[strings.ToLower(s[m[4]:m[5]])[:3]]
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range dateSlash.allSubmatchIndex(s, ix.text) {
+	for _, m := range dateSlash.allSubmatchIndexIn(s, ix) {
 		if !strings.Contains(s, "/") {
 			break
 		}
@@ -130,7 +130,7 @@ func findDates(s string, ix *gramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, mo, d, m[0])
 	}
-	for _, m := range dateISO.allSubmatchIndex(s, ix.text) {
+	for _, m := range dateISO.allSubmatchIndexIn(s, ix) {
 		y, _ := strconv.Atoi(s[m[2]:m[3]])
 		mo, _ := strconv.Atoi(s[m[4]:m[5]])
 		d, _ := strconv.Atoi(s[m[6]:m[7]])

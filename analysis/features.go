@@ -114,7 +114,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.lower = unwrapLines(lower)
 	rd.lix = newGramIndex(rd.lower)
 	rd.bix = newGramIndex(lower)
-	rd.fee = extractFeeLower(body, lower)
+	rd.fee = extractFeeLower(body, lower, rd.bix)
 	rd.exemptions = extractExemptions(body, rd.lix)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
 	// A file named as a letter ("No Records Response.pdf") is the

@@ -328,13 +328,14 @@ func after(s string, i, n int) string {
 }
 
 // findAmounts lists every money mention in body with its role.
-func findAmounts(body string) []amount { return findAmountsLower(body, asciiLower(body)) }
+func findAmounts(body string) []amount { return findAmountsLower(body, asciiLower(body), nil) }
 
-// findAmountsLower is findAmounts; lower is asciiLower(body).
-func findAmountsLower(body, lower string) []amount {
+// findAmountsLower is findAmounts; lower is asciiLower(body), and ix, when
+// not nil, indexes lower.
+func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 	var out []amount
 	dollar := "" // the reply's "$" (dollarCurrency), read at the first one
-	for _, m := range moneyMatches(body, lower) {
+	for _, m := range moneyMatches(body, lower, ix) {
 		var whole, frac, cur string
 		if m[4] >= 0 {
 			cur = body[m[2]:m[3]]
@@ -533,15 +534,16 @@ func hasCurrencyCode(s string) bool {
 	return false
 }
 
-// moneyMatches are moneyRe's matches in body (lower is asciiLower(body)),
+// moneyMatches are moneyRe's matches in body (lower is asciiLower(body), ix
+// nil or an index of lower),
 // with codeBeforeRe's and codeAfterRe's where body holds a currency code,
 // in text order and in moneyRe's groups. A code's amount must have a
 // decimal part or a thousands separator, so that a citation ("ARS
 // 39-121.01", "MDL 2804") or a version ("PHP 8") is no sum; where two
 // matches overlap, moneyRe's wins, then a code before its amount ("invoice
 // 2024 EUR 30.00" is €30.00, "120 KES 12.00" is KES 12.00).
-func moneyMatches(body, lower string) [][]int {
-	ms := moneyRe.allSubmatchIndex(body, lower)
+func moneyMatches(body, lower string, ix *gramIndex) [][]int {
+	ms := moneyRe.allSubmatchIndexOpt(body, lower, ix)
 	if !hasCurrencyCode(body) {
 		return ms
 	}
@@ -795,11 +797,12 @@ func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 
 // extractFee picks the fee of a reply: the best-cued total; else a deposit or
 // minimum asked for; else rate × stated hours; nil when only a rate is given.
-func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower(body)) }
+func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower(body), nil) }
 
-// extractFeeLower is extractFee; lower is asciiLower(body).
-func extractFeeLower(body, lower string) feeResult {
-	amts := findAmountsLower(body, lower)
+// extractFeeLower is extractFee; lower is asciiLower(body), and ix, when not
+// nil, indexes lower.
+func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
+	amts := findAmountsLower(body, lower, ix)
 	if len(amts) > 0 && firstOf(lower, feeContextWords) == "" {
 		// Amounts in a letter that never speaks of paying, charging or
 		// estimating are figures of the records ("the annual maintenance

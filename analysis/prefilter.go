@@ -934,7 +934,17 @@ func hasFoldCase(p *syntax.Regexp) bool {
 // allSubmatchIndex is re.FindAllStringSubmatchIndex(s, -1); lower is
 // asciiLower(s) (or s itself when the caller knows it is lower-case).
 func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
-	spans, whole := f.windows(s, lower)
+	return f.allSubmatchIndexOpt(s, lower, nil)
+}
+
+// allSubmatchIndexIn is allSubmatchIndex(s, ix.text), looking keys up in
+// the index instead of scanning for each (ix indexes asciiLower(s)).
+func (f fullRe) allSubmatchIndexIn(s string, ix *gramIndex) [][]int {
+	return f.allSubmatchIndexOpt(s, ix.text, ix)
+}
+
+func (f fullRe) allSubmatchIndexOpt(s, lower string, ix *gramIndex) [][]int {
+	spans, whole := f.windows(s, lower, ix)
 	if whole {
 		return f.re.FindAllStringSubmatchIndex(s, -1)
 	}
@@ -953,13 +963,18 @@ func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
 }
 
 // windows returns the parts of s a scan for f's matches may be limited to
-// (none: s has no match), or whole when s must be scanned whole.
-func (f fullRe) windows(s, lower string) (spans [][2]int, whole bool) {
+// (none: s has no match), or whole when s must be scanned whole. ix, when
+// not nil, indexes lower.
+func (f fullRe) windows(s, lower string, ix *gramIndex) (spans [][2]int, whole bool) {
 	if !f.shrink || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
 		return nil, true
 	}
 	var all []int
 	for _, k := range f.keys {
+		if ix != nil {
+			all = ix.positions(k, all)
+			continue
+		}
 		for off := 0; ; {
 			i := strings.Index(lower[off:], k)
 			if i < 0 {
@@ -979,7 +994,7 @@ func (f fullRe) windows(s, lower string) (spans [][2]int, whole bool) {
 // windows of allSubmatchIndex apply, only they are scanned.
 func (f fullRe) matchString(s, lower string) bool {
 	if f.shrink {
-		spans, whole := f.windows(s, lower)
+		spans, whole := f.windows(s, lower, nil)
 		if !whole {
 			for _, sp := range spans {
 				if f.re.MatchString(s[sp[0]:sp[1]]) {
