@@ -53,9 +53,10 @@ var (
 	proseLineRe   = regexp.MustCompile(`^[^\n]*\b\w+\b[^\n]*(\s\S+){6,}[.?!:]$`)
 )
 
-// disclaimerGate and valedictionGate: how a confidentiality footer's and a
-// valediction's line can start.
+// quoteHeaderGate, disclaimerGate and valedictionGate: how a reply
+// header's, a confidentiality footer's and a valediction's line can start.
 var (
+	quoteHeaderGate = newLeadGate(quoteHeaderRe.re)
 	disclaimerGate  = newLeadGate(disclaimerRe.re)
 	valedictionGate = newLeadGate(valedictionRe)
 )
@@ -100,7 +101,7 @@ func split(norm string) zones {
 		if strings.TrimSpace(l) != "" {
 			ownText = true
 		}
-		if mayMatchLine(quoteHeader, i) && quoteHeaderRe.match(lowers[i]) || isFrom {
+		if mayMatchLine(quoteHeader, i) && (!gated || quoteHeaderGate.mayMatch(lowers[i])) && quoteHeaderRe.match(lowers[i]) || isFrom {
 			j := i
 			for ; j < len(lines) && !isAttachedMarker(lines[j]); j++ {
 				drop[j] = 'q'
