@@ -274,16 +274,18 @@ func mayStillWork(lower string) bool {
 // being released", "we located 64 pages. We are releasing 50 pages", "96
 // of 120 pages are released": the FBI's and DOJ's page accounting).
 var (
-	pagesReviewedRe = regexp.MustCompile(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
-	pagesActiveRe   = regexp.MustCompile(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(are releasing|is releasing|are producing|are providing|released|produced|provided) (\d[\d,]*) pages?\b( (to you|in full|with))?([^a-z]|$)`)
-	pagesOfRe       = regexp.MustCompile(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
+	pagesReviewedRe = newFullRe(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
+	pagesActiveRe   = newFullRe(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(are releasing|is releasing|are producing|are providing|released|produced|provided) (\d[\d,]*) pages?\b( (to you|in full|with))?([^a-z]|$)`)
+	pagesOfRe       = newFullRe(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
 )
 
 // pagesWithheld returns the page accounting of a release letter when fewer
 // pages were released than reviewed ("96 of 120 pages released"): the rest
 // were withheld. A final installment's count ("the remaining 75 of 300
-// pages", "200 pages were released in our March letter") is not.
-func pagesWithheld(lower string) (string, bool) {
+// pages", "200 pages were released in our March letter") is not. lix
+// indexes the lower-cased text read.
+func pagesWithheld(lix *gramIndex) (string, bool) {
+	lower := lix.text
 	if !strings.Contains(lower, "pages") {
 		return "", false
 	}
@@ -297,17 +299,17 @@ func pagesWithheld(lower string) (string, bool) {
 	installment := func(at []int) bool {
 		return firstOf(lower[max(0, at[0]-80):min(len(lower), at[1]+80)], installmentWords) != ""
 	}
-	if m := pagesReviewedRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesReviewedRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if r, rel := num(lower[m[2]:m[3]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
 	}
-	if m := pagesActiveRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesActiveRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if r, rel := num(lower[m[4]:m[5]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
 	}
-	if m := pagesOfRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesOfRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if rel, r := num(lower[m[2]:m[3]]), num(lower[m[8]:m[9]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
@@ -458,7 +460,7 @@ func (rd *reading) facts() []fact {
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
 	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "partial.exemptions_asserted", "partial.obscured", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
-	if m, ok := pagesWithheld(rd.lower); ok {
+	if m, ok := pagesWithheld(rd.lix); ok {
 		out = append(out, fact{"pages_withheld", m})
 		held = true
 	}

@@ -144,19 +144,20 @@ var (
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
+var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
 // hour of staff time is free of charge", "we can email them free of
 // charge", "a CD at no charge") leaves the quote standing, as does one
-// said only on a condition ("if you would prefer …").
-func waived(lower string) bool {
-	ms := waiverRe.findAll(lower, -1)
+// said only on a condition ("if you would prefer …"). ix, when not nil,
+// indexes lower.
+func waived(lower string, ix *gramIndex) bool {
+	ms := waiverRe.findAllOpt(lower, ix, -1)
 	if len(ms) == 0 {
 		return false
 	}
-	if payAskRe.MatchString(lower) {
+	if payAskRe.matchString(lower, lower) {
 		return false
 	}
 	for _, m := range ms {
@@ -815,7 +816,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		return res
 	}
 	var res feeResult
-	res.waived = waived(lower)
+	res.waived = waived(lower, ix)
 	count := map[int64]int{}
 	// notDue holds the sums stated as a limit or as already paid: the same
 	// figure mentioned again without a strong cue is that sum, not a quote.

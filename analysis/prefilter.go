@@ -1004,12 +1004,45 @@ func (f fullRe) matchString(s, lower string) bool {
 			return false
 		}
 	}
+	return f.mayHoldKey(s, lower, nil) && f.re.MatchString(s)
+}
+
+// submatchIndexIn is re.FindStringSubmatchIndex(s); ix indexes
+// asciiLower(s). Where the windows of allSubmatchIndex apply, only they are
+// scanned (the first window with a match holds the leftmost one).
+func (f fullRe) submatchIndexIn(s string, ix *gramIndex) []int {
+	if f.shrink {
+		spans, whole := f.windows(s, ix.text, ix)
+		if !whole {
+			for _, sp := range spans {
+				if m := f.re.FindStringSubmatchIndex(s[sp[0]:sp[1]]); m != nil {
+					for i := range m {
+						if m[i] >= 0 {
+							m[i] += sp[0]
+						}
+					}
+					return m
+				}
+			}
+			return nil
+		}
+	}
+	if !f.mayHoldKey(s, ix.text, ix) {
+		return nil
+	}
+	return f.re.FindStringSubmatchIndex(s)
+}
+
+// mayHoldKey reports whether s may hold a match of f as its keys tell: f
+// has none, s holds the non-ASCII folds of k or s, or lower (asciiLower(s),
+// indexed by ix when not nil) holds a key.
+func (f fullRe) mayHoldKey(s, lower string, ix *gramIndex) bool {
 	if f.keys == nil || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
-		return f.re.MatchString(s)
+		return true
 	}
 	for _, k := range f.keys {
-		if strings.Contains(lower, k) {
-			return f.re.MatchString(s)
+		if ix != nil && ix.contains(k) || ix == nil && strings.Contains(lower, k) {
+			return true
 		}
 	}
 	return false

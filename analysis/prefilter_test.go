@@ -34,17 +34,24 @@ func boundTexts(t *testing.T) []string {
 // TestFullReMatchesWholeScan: fullRe finds exactly what the plain regexp
 // finds on the whole text.
 func TestFullReMatchesWholeScan(t *testing.T) {
-	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe}
+	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, payAskRe, pagesReviewedRe, pagesActiveRe, pagesOfRe}
 	for _, v := range vendorByName {
 		res = append(res, v.re)
 	}
 	for _, s := range boundTexts(t) {
 		lower := asciiLower(s)
+		ix := newGramIndex(lower)
 		for _, f := range res {
 			for _, in := range []string{s, lower} {
 				want := f.re.FindAllStringSubmatchIndex(in, -1)
 				if got := f.allSubmatchIndex(in, lower); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s on %.60q: got %v want %v", f.re, in, got, want)
+				}
+				if got := f.allSubmatchIndexIn(in, ix); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s allSubmatchIndexIn on %.60q: got %v want %v", f.re, in, got, want)
+				}
+				if got, want := f.submatchIndexIn(in, ix), f.re.FindStringSubmatchIndex(in); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s submatchIndexIn on %.60q: got %v want %v", f.re, in, got, want)
 				}
 				if got, want := f.matchString(in, lower), f.re.MatchString(in); got != want {
 					t.Fatalf("%s matchString on %.60q: got %v want %v", f.re, in, got, want)
