@@ -38,6 +38,10 @@ func TestFullReMatchesWholeScan(t *testing.T) {
 	for _, v := range vendorByName {
 		res = append(res, v.re)
 	}
+	res = append(res, ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear)
+	for _, tc := range totalCues {
+		res = append(res, tc.re)
+	}
 	for _, s := range boundTexts(t) {
 		lower := asciiLower(s)
 		ix := newGramIndex(lower)
