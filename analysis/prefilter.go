@@ -3,6 +3,7 @@ package analysis
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -683,6 +684,23 @@ func (ix *gramIndex) contains(key string) bool {
 	return false
 }
 
+// containsIn reports whether key (at least three bytes) occurs within
+// text[lo:hi] of the indexed text.
+func (ix *gramIndex) containsIn(key string, lo, hi int) bool {
+	h := trigramHash(key[0], key[1], key[2])
+	group := ix.at[ix.start[h]:ix.start[h+1]]
+	i, _ := slices.BinarySearch(group, int32(lo))
+	for _, p := range group[i:] {
+		if int(p)+len(key) > hi {
+			return false
+		}
+		if strings.HasPrefix(ix.text[p:], key) {
+			return true
+		}
+	}
+	return false
+}
+
 // findAll returns up to n match index pairs in lower, in order.
 func (f fastRe) findAll(lower string, n int) [][]int {
 	return f.findAllOpt(lower, nil, n)
@@ -767,7 +785,7 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 	var cs []cand
 	for i := range f.alts {
 		a := &f.alts[i]
-		if !a.passes(s, nil) {
+		if !a.passes(s, nil, 0, nil) {
 			continue
 		}
 		for _, m := range a.start.findAll(s, n) {
