@@ -604,6 +604,7 @@ type gramIndex struct {
 	text  string
 	start [bigramBuckets + 1]int32 // group b is at[start[b]:start[b+1]]
 	at    []int32
+	hash  []uint16 // scratch: the group of each run, while building
 }
 
 func bigramHash(a, b byte) int { return (int(a)*131 + int(b)) & (bigramBuckets - 1) }
@@ -622,20 +623,30 @@ func newGramIndex(text string) *gramIndex {
 	if len(text) < 3 {
 		return ix
 	}
-	for i := 0; i+2 < len(text); i++ {
-		ix.start[trigramHash(text[i], text[i+1], text[i+2])+1]++
+	// One pass hashes each run (kept in hash) and counts the groups' sizes.
+	n := len(text) - 2
+	if cap(ix.hash) < n {
+		ix.hash = make([]uint16, n)
+	}
+	hash := ix.hash[:n]
+	a, b := text[0], text[1]
+	for i := range hash {
+		c := text[i+2]
+		h := trigramHash(a, b, c)
+		hash[i] = uint16(h)
+		ix.start[h+1]++
+		a, b = b, c
 	}
 	for b := 1; b <= bigramBuckets; b++ {
 		ix.start[b] += ix.start[b-1]
 	}
 	var fill [bigramBuckets]int32
 	copy(fill[:], ix.start[:bigramBuckets])
-	if cap(ix.at) < len(text)-2 {
-		ix.at = make([]int32, len(text)-2)
+	if cap(ix.at) < n {
+		ix.at = make([]int32, n)
 	}
-	ix.at = ix.at[:len(text)-2]
-	for i := 0; i+2 < len(text); i++ {
-		h := trigramHash(text[i], text[i+1], text[i+2])
+	ix.at = ix.at[:n]
+	for i, h := range hash {
 		ix.at[fill[h]] = int32(i)
 		fill[h]++
 	}
