@@ -25,6 +25,9 @@ type fastRe struct {
 	prefix      []string
 	prefixWordB bool
 	atStart     *regexp.Regexp
+	// byBranch: atStart's match is found branch by branch (atStartMatch):
+	// the pattern has several top-level branches, each with start literals.
+	byBranch bool
 	// win is how far around a key occurrence a match may extend: window, or
 	// the pattern's maximum match length in bytes when that is smaller (a
 	// match of at most win bytes containing the key at p lies in
@@ -73,6 +76,10 @@ func newFastRe(re *regexp.Regexp) fastRe {
 		if pre, wb := prefixLiterals(p); pre != nil && minLenOf(pre) >= 2 {
 			f.prefix, f.prefixWordB = pre, wb
 			f.atStart = regexp.MustCompile(`^(?:` + re.String() + `)`)
+			f.byBranch = len(f.alts) > 1
+			for _, a := range f.alts {
+				f.byBranch = f.byBranch && a.start.at != nil
+			}
 		}
 	}
 	keys := requiredLiterals(p)
@@ -742,6 +749,9 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 			}
 		}
 		sort.Ints(pos)
+		// A branch's start literals hold unless a case-folded one meets
+		// the non-ASCII folds of k or s.
+		trusted := f.byBranch && len(pos) > 0 && !strings.Contains(lower, "\u017f") && !strings.Contains(lower, "\u212a")
 		last := -1
 		for _, p := range pos {
 			if p < last || (p > 0 && pos[0] >= 0 && f.prefixWordB && isWordByte(lower[p-1])) {
@@ -754,7 +764,7 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 				_, h := sepBounds(lower, p, f.seps)
 				end = min(end, h)
 			}
-			if m := f.atStart.FindStringIndex(lower[p:end]); m != nil {
+			if m := f.atStartMatch(lower[p:end], trusted); m != nil {
 				out = append(out, []int{p, p + m[1]})
 				last = p + max(m[1], 1)
 				if len(out) >= n {
@@ -773,6 +783,27 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 		}
 	}
 	return out
+}
+
+// atStartMatch is f.atStart.FindStringIndex(s). With byBranch, it is the
+// match of the first of the pattern's top-level branches, in order, that
+// matches at the start of s (the regexp's leftmost-first preference), each
+// branch running alone on a small program and, when trusted, only where one
+// of its start literals begins s.
+func (f fastRe) atStartMatch(s string, trusted bool) []int {
+	if !f.byBranch {
+		return f.atStart.FindStringIndex(s)
+	}
+	for i := range f.alts {
+		st := &f.alts[i].start
+		if trusted && (st.first[s[0]] == 0 || !st.hasPrefixAt(s, 0)) {
+			continue
+		}
+		if m := st.at.FindStringIndex(s); m != nil {
+			return m
+		}
+	}
+	return nil
 }
 
 // findAllInWindow is f.re.FindAllStringIndex(s, n) computed from the

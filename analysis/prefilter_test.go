@@ -95,3 +95,47 @@ func TestShrunkWindowsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestAtStartByBranch: a pattern's anchored match found branch by branch
+// is the whole pattern's, at every start its prefix literals offer.
+func TestAtStartByBranch(t *testing.T) {
+	var fs []fastRe
+	for _, r := range rules {
+		fs = append(fs, r.fr)
+	}
+	for _, c := range constraintRules {
+		fs = append(fs, c.re)
+	}
+	for _, r := range injectionRules {
+		fs = append(fs, r.re)
+	}
+	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+	n := 0
+	for _, s := range append(boundTexts(t), "records were purged per the ſchedule; Kase files destroyed") {
+		lower := asciiLower(s)
+		trusted := !strings.Contains(lower, "\u017f") && !strings.Contains(lower, "\u212a")
+		for _, f := range fs {
+			if !f.byBranch {
+				continue
+			}
+			for _, k := range f.prefix {
+				for off := 0; ; {
+					i := strings.Index(lower[off:], k)
+					if i < 0 {
+						break
+					}
+					p := off + i
+					in := lower[p:min(len(lower), p+f.atLimit)]
+					if got, want := f.atStartMatch(in, trusted), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s at %.60q: got %v want %v", f.re, in, got, want)
+					}
+					n++
+					off = p + 1
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no pattern matched by branch")
+	}
+}
