@@ -94,15 +94,18 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 		}
 		return nil, false
 	case syntax.OpAlternate:
+		// Either no branch starts with \b or every one does.
 		var out []string
-		for _, s := range p.Sub {
+		wordB := false
+		for i, s := range p.Sub {
 			l, b := startLiterals(s)
-			if l == nil || b {
+			if l == nil || i > 0 && b != wordB {
 				return nil, false
 			}
+			wordB = b
 			out = append(out, l...)
 		}
-		return dedupe(out), false
+		return dedupe(out), wordB
 	case syntax.OpConcat:
 		if len(p.Sub) > 1 && p.Sub[0].Op == syntax.OpQuest {
 			// An optional first item: a match starts with it or with
@@ -117,7 +120,7 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 			}
 		}
 		acc := []string{""}
-		for _, s := range p.Sub {
+		for i, s := range p.Sub {
 			if ex := spelt(s); ex != nil {
 				if len(acc) > 1 && len(acc)*len(ex) > maxStartLiterals {
 					break
@@ -125,7 +128,11 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 				acc = crossAll(acc, ex)
 				continue
 			}
-			if l, b := startLiterals(s); l != nil && !b && (len(acc) == 1 || len(acc)*len(l) <= maxStartLiterals) {
+			l, b := startLiterals(s)
+			if i == 0 && l != nil && b {
+				return l, true // a first item starting with \b: its own start
+			}
+			if l != nil && !b && (len(acc) == 1 || len(acc)*len(l) <= maxStartLiterals) {
 				acc = crossAll(acc, l)
 			}
 			break

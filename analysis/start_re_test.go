@@ -26,7 +26,8 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		alts = append(alts, ir.re.alts...)
 	}
 	alts = append(alts, exemptionRe.alts...)
-	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`}
+	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
+		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
 	for _, p := range extra {
 		re := regexp.MustCompile(p)
 		alts = append(alts, alternative{re: re, start: newStartRe(re)})
