@@ -299,11 +299,12 @@ func extractPortal(text string) (string, string) {
 
 // hasRecordsLink reports a download link or a non-image attachment.
 func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
-	return hasRecordsLinkLower(text, asciiLower(text), atts)
+	return hasRecordsLinkLower(text, asciiLower(text), nil, atts)
 }
 
-// hasRecordsLinkLower is hasRecordsLink; lower is asciiLower(text).
-func hasRecordsLinkLower(text, lower string, atts []workflow.Attachment) (bool, string) {
+// hasRecordsLinkLower is hasRecordsLink; lower is asciiLower(text), and ix,
+// when not nil, indexes lower.
+func hasRecordsLinkLower(text, lower string, ix *gramIndex, atts []workflow.Attachment) (bool, string) {
 	for _, a := range atts {
 		ct := strings.ToLower(a.ContentType)
 		name := strings.ToLower(a.Filename)
@@ -312,12 +313,12 @@ func hasRecordsLinkLower(text, lower string, atts []workflow.Attachment) (bool, 
 		}
 		return true, "attachment " + a.Filename
 	}
-	for _, ix := range urlRe.findAll(lower, 64) {
-		if m := text[ix[0]:ix[1]]; fileShareRe.matchString(m, lower[ix[0]:ix[1]]) {
+	for _, u := range urlRe.findAllOpt(lower, ix, 64) {
+		if m := text[u[0]:u[1]]; fileShareRe.matchString(m, lower[u[0]:u[1]]) {
 			return true, "download link " + clip(m, 60)
 		}
 	}
-	if downloadPhraseRe.match(lower) {
+	if len(downloadPhraseRe.findAllOpt(lower, ix, 1)) > 0 {
 		return true, "reply says files are available to download"
 	}
 	return false, ""

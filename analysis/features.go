@@ -50,6 +50,7 @@ type reading struct {
 	body         string // the agency's own words, subject first when it says something
 	lower        string // unwrapLines(asciiLower(body))
 	lix, bix     *gramIndex
+	tix          *gramIndex // indexes z.fullLower
 	fee          feeResult
 	exemptions   []string
 	portalURL    string
@@ -76,10 +77,11 @@ type reading struct {
 var attachmentsLineRe = regexp.MustCompile(`(?im)^\s*\[attachments?:\s*([^\]\n]*)\]\s*$`)
 
 // read normalizes reply, splits its zones, runs the exact extractors and
-// the cue table, and builds the model's features.
-func read(reply workflow.Reply, text string, subjectBytes int) reading {
-	var rd reading
-	z := split(text)
+// the cue table, and builds the model's features. tix indexes
+// asciiLower(text); the reading releases it.
+func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) reading {
+	rd := reading{tix: tix}
+	z := split(text, tix)
 	rd.z = z
 	body := z.body
 	var lines [][]string
@@ -134,7 +136,7 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 			atts = append(atts, a)
 		}
 	}
-	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
+	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, tix, atts)
 	rd.answered = answeredQuestionList(lower)
 	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
 	rd.nameEv, rd.titled = nameEvidence(rd.attachments)
@@ -144,12 +146,13 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	return rd
 }
 
-// release hands the reading's indexes back for reuse; rd.lix and rd.bix
-// must not be used after.
+// release hands the reading's indexes back for reuse; rd.lix, rd.bix and
+// rd.tix must not be used after.
 func (rd *reading) release() {
 	rd.lix.release()
 	rd.bix.release()
-	rd.lix, rd.bix = nil, nil
+	rd.tix.release()
+	rd.lix, rd.bix, rd.tix = nil, nil, nil
 }
 
 // features lists the model inputs of a reading, deduplicated by name (the

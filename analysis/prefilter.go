@@ -858,8 +858,9 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 // linesHolding returns, for each line of lower (lines: its "\n"-separated
 // lines, in order), whether the line holds one of f's keys; nil when f has
 // no keys (then every line may match). A line without a key holds no match
-// of f (keys hold no "\n", so an occurrence lies within one line).
-func (f fastRe) linesHolding(lower string, lines []string) []bool {
+// of f (keys hold no "\n", so an occurrence lies within one line). ix,
+// when not nil, indexes lower.
+func (f fastRe) linesHolding(lower string, lines []string, ix *gramIndex) []bool {
 	for _, k := range f.keys {
 		if k == "" || strings.Contains(k, "\n") {
 			return nil
@@ -869,20 +870,28 @@ func (f fastRe) linesHolding(lower string, lines []string) []bool {
 		return nil
 	}
 	out := make([]bool, len(lines))
+	var pos []int
 	for _, k := range f.keys {
-		line, lineEnd := 0, len(lines[0])
-		for off := 0; ; {
-			i := strings.Index(lower[off:], k)
-			if i < 0 {
-				break
+		if ix != nil {
+			pos = ix.positions(k, pos[:0])
+		} else {
+			pos = pos[:0]
+			for off := 0; ; {
+				i := strings.Index(lower[off:], k)
+				if i < 0 {
+					break
+				}
+				pos = append(pos, off+i)
+				off += i + 1
 			}
-			p := off + i
+		}
+		line, lineEnd := 0, len(lines[0])
+		for _, p := range pos {
 			for p > lineEnd {
 				line++
 				lineEnd += 1 + len(lines[line])
 			}
 			out[line] = true
-			off = p + 1
 		}
 	}
 	return out
