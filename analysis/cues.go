@@ -818,9 +818,20 @@ type gramSet [bigramBuckets / 64]uint64
 
 func (g *gramSet) fill(s string) {
 	for i := 0; i+1 < len(s); i++ {
-		h := bigramHash(s[i], s[i+1])
-		g[h>>6] |= 1 << (h & 63)
+		g.add(s[i], s[i+1])
 	}
+}
+
+// add puts the pair a, b in the set.
+func (g *gramSet) add(a, b byte) {
+	h := bigramHash(a, b)
+	g[h>>6] |= 1 << (h & 63)
+}
+
+// has reports whether the pair a, b may be in the set (false: it is not).
+func (g *gramSet) has(a, b byte) bool {
+	h := bigramHash(a, b)
+	return g[h>>6]&(1<<(h&63)) != 0
 }
 
 // gateLit is a gate literal with the hashes of (up to 8 of) its byte
