@@ -636,15 +636,16 @@ var appealExempt = map[string]bool{"denial.review_upheld": true, "denial.appeal_
 // keys (every match contains one), so a reply costs a few sentence scans
 // per cue rather than a scan of the whole text; cues without keys scan the
 // whole text. A cue counts once, at its first match that is not negated.
-func scoreRules(ix *gramIndex, body string, questions [][2]int) []evidence {
-	return dropOverlaps(scoreRulesOf(rules, ix, body, questions))
+// spans are the sentences of the body (sentenceSpans(ix.text)).
+func scoreRules(ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
+	return dropOverlaps(scoreRulesOf(rules, ix, spans, body, questions))
 }
 
 // scoreRulesOf is scoreRules over the rules of table, overlaps kept.
-func scoreRulesOf(table []rule, ix *gramIndex, body string, questions [][2]int) []evidence {
+func scoreRulesOf(table []rule, ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
 	var out []evidence
 	lower := ix.text
-	sents := newSentences(lower)
+	sents := newSentences(lower, spans)
 	restated := restatedSpans(ix, questions)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
@@ -779,8 +780,9 @@ type sentences struct {
 	done  []bool
 }
 
-func newSentences(lower string) *sentences {
-	sp := sentenceSpans(lower)
+// newSentences returns the sentences of lower, whose spans are sp
+// (sentenceSpans(lower)).
+func newSentences(lower string, sp [][2]int) *sentences {
 	return &sentences{text: lower, spans: sp, grams: make([]gramSet, len(sp)), done: make([]bool, len(sp))}
 }
 

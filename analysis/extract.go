@@ -349,9 +349,10 @@ func sectionCite(cite string) bool {
 
 // extractExemptions lists the legal citations the agency relied on to
 // withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
-// body. Citations are looked for in the sentences that hold a digit and
-// have withholding words close by.
-func extractExemptions(body string, lix *gramIndex) []string {
+// body, and spans are its sentences (sentenceSpans). Citations are looked
+// for in the sentences that hold a digit and have withholding words close
+// by.
+func extractExemptions(body string, lix *gramIndex, spans [][2]int) []string {
 	var out []string
 	seen := map[string]bool{}
 	lower := lix.text
@@ -379,7 +380,7 @@ func extractExemptions(body string, lix *gramIndex) []string {
 		}
 		return false
 	}
-	for _, sp := range sentenceSpans(lower) {
+	for _, sp := range spans {
 		sent := lower[sp[0]:sp[1]]
 		if !near(max(0, sp[0]-250), sp[1]+60) || !strings.ContainsAny(sent, "0123456789") {
 			continue

@@ -117,7 +117,8 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	rd.lix = newGramIndex(rd.lower)
 	rd.bix = newGramIndex(lower)
 	rd.fee = extractFeeLower(body, lower, rd.bix)
-	rd.exemptions = extractExemptions(body, rd.lix)
+	sentences := sentenceSpans(rd.lower)
+	rd.exemptions = extractExemptions(body, rd.lix, sentences)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
 	// A file named as a letter ("No Records Response.pdf") is the
 	// agency's letter, not records: it is no records link, and its name's
@@ -138,7 +139,7 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	}
 	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, tix, atts)
 	rd.answered = answeredQuestionList(lower)
-	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
+	rd.ev = scoreRules(rd.lix, sentences, body, questionSpans(rd.answered))
 	rd.nameEv, rd.titled = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
 	rd.english, rd.german = language(body, rd.tokens)
@@ -251,8 +252,9 @@ func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
 	nix := newGramIndex(names)
 	defer nix.release()
-	titles := scoreRulesOf(titleRules, nix, names, nil)
-	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), titles...)), len(titles) > 0
+	spans := sentenceSpans(names)
+	titles := scoreRulesOf(titleRules, nix, spans, names, nil)
+	return dropOverlaps(append(scoreRulesOf(rules, nix, spans, names, nil), titles...)), len(titles) > 0
 }
 
 // letterTitle reports whether an attachment's name is a letter's title
