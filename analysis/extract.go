@@ -578,13 +578,16 @@ func itemisedResponse(ix *gramIndex) bool {
 // year range ("Payroll data: 2018-2023") is not one.
 var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?]\s*[£$€]?\d[\d,]*(?:\.\d+)?\s*(?:%|m|k|bn|million|billion)?\.?\s*$`)
 
+// figureItemGate: how a figure item's line can start.
+var figureItemGate = newLeadGate(figureItemRe)
+
 // figureItems counts the numbered items of lower (lower-cased, with its
 // line breaks) that state a figure: two or more are answers in place even
 // without a response lead.
 func figureItems(lower string) int {
 	n := 0
 	for _, l := range strings.Split(lower, "\n") {
-		if figureItemRe.MatchString(l) {
+		if figureItemGate.mayMatch(l) && figureItemRe.MatchString(l) {
 			n++
 		}
 	}
