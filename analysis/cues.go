@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,10 +90,17 @@ func alternativesOf(pattern string) []alternative {
 			if p.Op == syntax.OpConcat {
 				parts = p.Sub
 			}
+			var sets [][]string
 			for _, part := range parts {
 				if l := requiredLiterals(part); l != nil {
-					a.gate = append(a.gate, gateLits(l))
+					sets = append(sets, l)
 				}
+			}
+			// The most selective sets first: a sentence without a match
+			// usually fails the gate on its first set.
+			slices.SortStableFunc(sets, func(x, y []string) int { return selectivity(y) - selectivity(x) })
+			for _, l := range sets {
+				a.gate = append(a.gate, gateLits(l))
 			}
 		}
 		out = append(out, a)
@@ -166,12 +174,22 @@ func walkPattern(pattern string, visit func(i int, c byte, depth int) bool) {
 // passes reports whether sentence (lower-cased) holds a literal of every
 // set of the gate. grams, when not nil, are the byte pairs of sentence: a
 // literal whose first or last pair is not among them is not looked for.
-func (a *alternative) passes(sentence string, grams *gramSet) bool {
+// ix, when not nil, indexes the text sentence starts at offset at of: a
+// literal of three bytes or more is looked up there.
+func (a *alternative) passes(sentence string, ix *gramIndex, at int, grams *gramSet) bool {
 	for _, set := range a.gate {
 		found := false
 		for i := range set {
-			if (grams == nil || grams.mayHold(&set[i])) && strings.Contains(sentence, set[i].s) {
-				found = true
+			l := &set[i]
+			if grams != nil && !grams.mayHold(l) {
+				continue
+			}
+			if ix != nil && len(l.s) >= 3 {
+				found = ix.containsIn(l.s, at, at+len(sentence))
+			} else {
+				found = strings.Contains(sentence, l.s)
+			}
+			if found {
 				break
 			}
 		}
@@ -182,13 +200,15 @@ func (a *alternative) passes(sentence string, grams *gramSet) bool {
 	return true
 }
 
-// matches returns the matches of ru in sentence, leftmost first, from the
-// branches whose gate passes (grams: the byte pairs of sentence, or nil).
-func (ru *rule) matches(sentence string, grams *gramSet, buf [][]int) [][]int {
+// matches returns the matches of ru in the span sp of the text ix indexes
+// (offsets within the span), leftmost first, from the branches whose gate
+// passes (grams: the byte pairs of the span, or nil).
+func (ru *rule) matches(ix *gramIndex, sp [2]int, grams *gramSet, buf [][]int) [][]int {
 	buf = buf[:0]
+	sentence := ix.text[sp[0]:sp[1]]
 	for i := range ru.alts {
 		a := &ru.alts[i]
-		if a.passes(sentence, grams) {
+		if a.passes(sentence, ix, sp[0], grams) {
 			buf = append(buf, a.start.findAll(sentence, 8)...)
 		}
 	}
@@ -616,15 +636,16 @@ var appealExempt = map[string]bool{"denial.review_upheld": true, "denial.appeal_
 // keys (every match contains one), so a reply costs a few sentence scans
 // per cue rather than a scan of the whole text; cues without keys scan the
 // whole text. A cue counts once, at its first match that is not negated.
-func scoreRules(ix *gramIndex, body string, questions [][2]int) []evidence {
-	return dropOverlaps(scoreRulesOf(rules, ix, body, questions))
+// spans are the sentences of the body (sentenceSpans(ix.text)).
+func scoreRules(ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
+	return dropOverlaps(scoreRulesOf(rules, ix, spans, body, questions))
 }
 
 // scoreRulesOf is scoreRules over the rules of table, overlaps kept.
-func scoreRulesOf(table []rule, ix *gramIndex, body string, questions [][2]int) []evidence {
+func scoreRulesOf(table []rule, ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
 	var out []evidence
 	lower := ix.text
-	sents := newSentences(lower)
+	sents := newSentences(lower, spans)
 	restated := restatedSpans(ix, questions)
 	var pos, held []int
 	whole := [][2]int{{0, len(lower)}}
@@ -637,14 +658,14 @@ func scoreRulesOf(table []rule, ix *gramIndex, body string, questions [][2]int) 
 		var e evidence
 		var ok bool
 		if keys == nil || ru.fr.anchored {
-			e, ok = firstCue(ru, lower, body, whole, nil, restated)
+			e, ok = firstCue(ru, ix, body, whole, nil, restated)
 		} else {
 			pos = pos[:0]
 			for _, k := range keys {
 				pos = ix.positions(k, pos)
 			}
 			held = sents.holding(pos, held[:0])
-			e, ok = firstCueIn(ru, lower, body, sents, held, restated)
+			e, ok = firstCueIn(ru, ix, body, sents, held, restated)
 		}
 		if ok {
 			out = append(out, e)
@@ -655,25 +676,26 @@ func scoreRulesOf(table []rule, ix *gramIndex, body string, questions [][2]int) 
 
 // firstCueIn is firstCue over the sentences held (indexes of sents,
 // ascending).
-func firstCueIn(ru *rule, lower, body string, sents *sentences, held []int, restated [][2]int) (evidence, bool) {
+func firstCueIn(ru *rule, ix *gramIndex, body string, sents *sentences, held []int, restated [][2]int) (evidence, bool) {
 	var buf [][]int
 	for _, i := range held {
 		sp := sents.spans[i]
-		buf = ru.matches(lower[sp[0]:sp[1]], sents.gramsOf(i), buf)
-		if e, ok := acceptCue(ru, lower, body, sp, buf, restated); ok {
+		buf = ru.matches(ix, sp, sents.gramsOf(i), buf)
+		if e, ok := acceptCue(ru, ix.text, body, sp, buf, restated); ok {
 			return e, true
 		}
 	}
 	return evidence{}, false
 }
 
-// firstCue returns the first match of ru within spans that is not negated
-// and does not lie in the requester's own words restated by the agency.
-func firstCue(ru *rule, lower, body string, spans [][2]int, grams *gramSet, restated [][2]int) (evidence, bool) {
+// firstCue returns the first match of ru within spans of the text ix
+// indexes that is not negated and does not lie in the requester's own words
+// restated by the agency.
+func firstCue(ru *rule, ix *gramIndex, body string, spans [][2]int, grams *gramSet, restated [][2]int) (evidence, bool) {
 	var buf [][]int
 	for _, sp := range spans {
-		buf = ru.matches(lower[sp[0]:sp[1]], grams, buf)
-		if e, ok := acceptCue(ru, lower, body, sp, buf, restated); ok {
+		buf = ru.matches(ix, sp, grams, buf)
+		if e, ok := acceptCue(ru, ix.text, body, sp, buf, restated); ok {
 			return e, true
 		}
 	}
@@ -758,8 +780,9 @@ type sentences struct {
 	done  []bool
 }
 
-func newSentences(lower string) *sentences {
-	sp := sentenceSpans(lower)
+// newSentences returns the sentences of lower, whose spans are sp
+// (sentenceSpans(lower)).
+func newSentences(lower string, sp [][2]int) *sentences {
 	return &sentences{text: lower, spans: sp, grams: make([]gramSet, len(sp)), done: make([]bool, len(sp))}
 }
 
@@ -797,9 +820,20 @@ type gramSet [bigramBuckets / 64]uint64
 
 func (g *gramSet) fill(s string) {
 	for i := 0; i+1 < len(s); i++ {
-		h := bigramHash(s[i], s[i+1])
-		g[h>>6] |= 1 << (h & 63)
+		g.add(s[i], s[i+1])
 	}
+}
+
+// add puts the pair a, b in the set.
+func (g *gramSet) add(a, b byte) {
+	h := bigramHash(a, b)
+	g[h>>6] |= 1 << (h & 63)
+}
+
+// has reports whether the pair a, b may be in the set (false: it is not).
+func (g *gramSet) has(a, b byte) bool {
+	h := bigramHash(a, b)
+	return g[h>>6]&(1<<(h&63)) != 0
 }
 
 // gateLit is a gate literal with the hashes of (up to 8 of) its byte

@@ -27,7 +27,7 @@ var (
 func extractTracking(body string, bix *gramIndex) string {
 	best := ""
 	bestAt := len(body) + 1
-	for _, m := range trackingFormRe.allSubmatchIndex(body, bix.text) {
+	for _, m := range trackingFormRe.allSubmatchIndexIn(body, bix) {
 		if m[0] < bestAt {
 			best, bestAt = body[m[2]:m[3]], m[0]
 		}
@@ -115,13 +115,13 @@ func findDates(s string, ix *gramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range dateDMY.allSubmatchIndex(ix.text, ix.text) {
+	for _, m := range dateDMY.allSubmatchIndexIn(ix.text, ix) {
 		d, _ := strconv.Atoi(s[m[2]:m[3]])
 		mon := monthIndex[strings.ToLower(s[m[4]:m[5]])[:3]]
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, int(mon), d, m[0])
 	}
-	for _, m := range dateSlash.allSubmatchIndex(s, ix.text) {
+	for _, m := range dateSlash.allSubmatchIndexIn(s, ix) {
 		if !strings.Contains(s, "/") {
 			break
 		}
@@ -130,7 +130,7 @@ func findDates(s string, ix *gramIndex) []foundDate {
 		y, _ := strconv.Atoi(s[m[6]:m[7]])
 		add(y, mo, d, m[0])
 	}
-	for _, m := range dateISO.allSubmatchIndex(s, ix.text) {
+	for _, m := range dateISO.allSubmatchIndexIn(s, ix) {
 		y, _ := strconv.Atoi(s[m[2]:m[3]])
 		mo, _ := strconv.Atoi(s[m[4]:m[5]])
 		d, _ := strconv.Atoi(s[m[6]:m[7]])
@@ -299,11 +299,12 @@ func extractPortal(text string) (string, string) {
 
 // hasRecordsLink reports a download link or a non-image attachment.
 func hasRecordsLink(text string, atts []workflow.Attachment) (bool, string) {
-	return hasRecordsLinkLower(text, asciiLower(text), atts)
+	return hasRecordsLinkLower(text, asciiLower(text), nil, atts)
 }
 
-// hasRecordsLinkLower is hasRecordsLink; lower is asciiLower(text).
-func hasRecordsLinkLower(text, lower string, atts []workflow.Attachment) (bool, string) {
+// hasRecordsLinkLower is hasRecordsLink; lower is asciiLower(text), and ix,
+// when not nil, indexes lower.
+func hasRecordsLinkLower(text, lower string, ix *gramIndex, atts []workflow.Attachment) (bool, string) {
 	for _, a := range atts {
 		ct := strings.ToLower(a.ContentType)
 		name := strings.ToLower(a.Filename)
@@ -312,12 +313,12 @@ func hasRecordsLinkLower(text, lower string, atts []workflow.Attachment) (bool, 
 		}
 		return true, "attachment " + a.Filename
 	}
-	for _, ix := range urlRe.findAll(lower, 64) {
-		if m := text[ix[0]:ix[1]]; fileShareRe.matchString(m, lower[ix[0]:ix[1]]) {
+	for _, u := range urlRe.findAllOpt(lower, ix, 64) {
+		if m := text[u[0]:u[1]]; fileShareRe.matchString(m, lower[u[0]:u[1]]) {
 			return true, "download link " + clip(m, 60)
 		}
 	}
-	if downloadPhraseRe.match(lower) {
+	if len(downloadPhraseRe.findAllOpt(lower, ix, 1)) > 0 {
 		return true, "reply says files are available to download"
 	}
 	return false, ""
@@ -348,9 +349,10 @@ func sectionCite(cite string) bool {
 
 // extractExemptions lists the legal citations the agency relied on to
 // withhold or redact, deduplicated, at most 12. lix indexes the lower-cased
-// body. Citations are looked for in the sentences that hold a digit and
-// have withholding words close by.
-func extractExemptions(body string, lix *gramIndex) []string {
+// body, and spans are its sentences (sentenceSpans). Citations are looked
+// for in the sentences that hold a digit and have withholding words close
+// by.
+func extractExemptions(body string, lix *gramIndex, spans [][2]int) []string {
 	var out []string
 	seen := map[string]bool{}
 	lower := lix.text
@@ -378,7 +380,7 @@ func extractExemptions(body string, lix *gramIndex) []string {
 		}
 		return false
 	}
-	for _, sp := range sentenceSpans(lower) {
+	for _, sp := range spans {
 		sent := lower[sp[0]:sp[1]]
 		if !near(max(0, sp[0]-250), sp[1]+60) || !strings.ContainsAny(sent, "0123456789") {
 			continue
@@ -576,13 +578,16 @@ func itemisedResponse(ix *gramIndex) bool {
 // year range ("Payroll data: 2018-2023") is not one.
 var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?]\s*[£$€]?\d[\d,]*(?:\.\d+)?\s*(?:%|m|k|bn|million|billion)?\.?\s*$`)
 
+// figureItemGate: how a figure item's line can start.
+var figureItemGate = newLeadGate(figureItemRe)
+
 // figureItems counts the numbered items of lower (lower-cased, with its
 // line breaks) that state a figure: two or more are answers in place even
 // without a response lead.
 func figureItems(lower string) int {
 	n := 0
 	for _, l := range strings.Split(lower, "\n") {
-		if figureItemRe.MatchString(l) {
+		if figureItemGate.mayMatch(l) && figureItemRe.MatchString(l) {
 			n++
 		}
 	}

@@ -50,6 +50,7 @@ type reading struct {
 	body         string // the agency's own words, subject first when it says something
 	lower        string // unwrapLines(asciiLower(body))
 	lix, bix     *gramIndex
+	tix          *gramIndex // indexes z.fullLower
 	fee          feeResult
 	exemptions   []string
 	portalURL    string
@@ -76,10 +77,11 @@ type reading struct {
 var attachmentsLineRe = regexp.MustCompile(`(?im)^\s*\[attachments?:\s*([^\]\n]*)\]\s*$`)
 
 // read normalizes reply, splits its zones, runs the exact extractors and
-// the cue table, and builds the model's features.
-func read(reply workflow.Reply, text string, subjectBytes int) reading {
-	var rd reading
-	z := split(text)
+// the cue table, and builds the model's features. tix indexes
+// asciiLower(text); the reading releases it.
+func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) reading {
+	rd := reading{tix: tix}
+	z := split(text, tix)
 	rd.z = z
 	body := z.body
 	var lines [][]string
@@ -114,8 +116,9 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	rd.lower = unwrapLines(lower)
 	rd.lix = newGramIndex(rd.lower)
 	rd.bix = newGramIndex(lower)
-	rd.fee = extractFeeLower(body, lower)
-	rd.exemptions = extractExemptions(body, rd.lix)
+	rd.fee = extractFeeLower(body, lower, rd.bix)
+	sentences := sentenceSpans(rd.lower)
+	rd.exemptions = extractExemptions(body, rd.lix, sentences)
 	rd.portalURL, rd.portalVendor = extractPortal(body + "\n" + z.footer)
 	// A file named as a letter ("No Records Response.pdf") is the
 	// agency's letter, not records: it is no records link, and its name's
@@ -134,9 +137,9 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 			atts = append(atts, a)
 		}
 	}
-	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, atts)
+	rd.hasLink, rd.linkWhy = hasRecordsLinkLower(z.full, z.fullLower, tix, atts)
 	rd.answered = answeredQuestionList(lower)
-	rd.ev = scoreRules(rd.lix, body, questionSpans(rd.answered))
+	rd.ev = scoreRules(rd.lix, sentences, body, questionSpans(rd.answered))
 	rd.nameEv, rd.titled = nameEvidence(rd.attachments)
 	rd.tokens = tokenize(body)
 	rd.english, rd.german = language(body, rd.tokens)
@@ -144,12 +147,13 @@ func read(reply workflow.Reply, text string, subjectBytes int) reading {
 	return rd
 }
 
-// release hands the reading's indexes back for reuse; rd.lix and rd.bix
-// must not be used after.
+// release hands the reading's indexes back for reuse; rd.lix, rd.bix and
+// rd.tix must not be used after.
 func (rd *reading) release() {
 	rd.lix.release()
 	rd.bix.release()
-	rd.lix, rd.bix = nil, nil
+	rd.tix.release()
+	rd.lix, rd.bix, rd.tix = nil, nil, nil
 }
 
 // features lists the model inputs of a reading, deduplicated by name (the
@@ -248,8 +252,9 @@ func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
 	nix := newGramIndex(names)
 	defer nix.release()
-	titles := scoreRulesOf(titleRules, nix, names, nil)
-	return dropOverlaps(append(scoreRulesOf(rules, nix, names, nil), titles...)), len(titles) > 0
+	spans := sentenceSpans(names)
+	titles := scoreRulesOf(titleRules, nix, spans, names, nil)
+	return dropOverlaps(append(scoreRulesOf(rules, nix, spans, names, nil), titles...)), len(titles) > 0
 }
 
 // letterTitle reports whether an attachment's name is a letter's title
@@ -274,16 +279,18 @@ func mayStillWork(lower string) bool {
 // being released", "we located 64 pages. We are releasing 50 pages", "96
 // of 120 pages are released": the FBI's and DOJ's page accounting).
 var (
-	pagesReviewedRe = regexp.MustCompile(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
-	pagesActiveRe   = regexp.MustCompile(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(are releasing|is releasing|are producing|are providing|released|produced|provided) (\d[\d,]*) pages?\b( (to you|in full|with))?([^a-z]|$)`)
-	pagesOfRe       = regexp.MustCompile(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
+	pagesReviewedRe = newFullRe(`\b(\d[\d,]*) (total )?pages? (were|was|have been|has been) (reviewed|processed)\b[^.]{0,60}?\b(\d[\d,]*) pages? (are being|is being|were|was|have been|has been|are|is) (released|produced|provided|disclosed)\b`)
+	pagesActiveRe   = newFullRe(`\b(located|identified|found|reviewed|processed) (\d[\d,]*) (total |responsive )?pages?\b.{0,80}?\b(are releasing|is releasing|are producing|are providing|released|produced|provided) (\d[\d,]*) pages?\b( (to you|in full|with))?([^a-z]|$)`)
+	pagesOfRe       = newFullRe(`\b(\d[\d,]*) (of|out of) (the )?(\d[\d,]*) pages?\b[^.]{0,40}?\b(released|produced|provided|disclosed)\b`)
 )
 
 // pagesWithheld returns the page accounting of a release letter when fewer
 // pages were released than reviewed ("96 of 120 pages released"): the rest
 // were withheld. A final installment's count ("the remaining 75 of 300
-// pages", "200 pages were released in our March letter") is not.
-func pagesWithheld(lower string) (string, bool) {
+// pages", "200 pages were released in our March letter") is not. lix
+// indexes the lower-cased text read.
+func pagesWithheld(lix *gramIndex) (string, bool) {
+	lower := lix.text
 	if !strings.Contains(lower, "pages") {
 		return "", false
 	}
@@ -297,17 +304,17 @@ func pagesWithheld(lower string) (string, bool) {
 	installment := func(at []int) bool {
 		return firstOf(lower[max(0, at[0]-80):min(len(lower), at[1]+80)], installmentWords) != ""
 	}
-	if m := pagesReviewedRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesReviewedRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if r, rel := num(lower[m[2]:m[3]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
 	}
-	if m := pagesActiveRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesActiveRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if r, rel := num(lower[m[4]:m[5]]), num(lower[m[10]:m[11]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
 	}
-	if m := pagesOfRe.FindStringSubmatchIndex(lower); m != nil && !installment(m) {
+	if m := pagesOfRe.submatchIndexIn(lower, lix); m != nil && !installment(m) {
 		if rel, r := num(lower[m[2]:m[3]]), num(lower[m[8]:m[9]]); rel >= 0 && rel < r {
 			return lower[m[0]:m[1]], true
 		}
@@ -458,7 +465,7 @@ func (rd *reading) facts() []fact {
 	delivered := hasAny(rd.ev, "ready.attached_records", "ready.download", "ready.link", "ready.disclosing", "ready.attached_anything", "ready.information_provided", "ready.available", "ready.pages_released")
 	held := hasAny(rd.ev, "partial.redacted", "partial.withheld", "partial.exemptions_asserted", "partial.obscured", "denial.exempt", "partial.not_yet_available", "partial.more_to_follow",
 		"partial.installment", "partial.some_withheld", "partial.personal_data_removed", "partial.remainder", "denial.exempt_section", "denial.withheld_in_full", "partial.in_part")
-	if m, ok := pagesWithheld(rd.lower); ok {
+	if m, ok := pagesWithheld(rd.lix); ok {
 		out = append(out, fact{"pages_withheld", m})
 		held = true
 	}

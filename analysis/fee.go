@@ -85,8 +85,8 @@ var (
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
 	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|set|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)`)
-	ratePre      = regexp.MustCompile(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
-	thresholdPre = regexp.MustCompile(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
+	ratePre      = newFullRe(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
+	thresholdPre = newFullRe(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
 	// thresholdPost is a bound after an amount ("$25 or less"); it makes
 	// the amount a threshold when thresholdCondRe is in its sentence ("no
 	// fee is charged if … $25 or less") or thresholdWaivedRe follows ("$15
@@ -95,7 +95,7 @@ var (
 	thresholdPost     = regexp.MustCompile(`(?i)^\)?\s*or (less|more|fewer|under|below|above|over|greater|lower|higher)\b`)
 	thresholdCondRe   = regexp.MustCompile(`(?i)\b(if|when|whenever|unless|where|no (fees?|charges?|costs?)|not (be )?charged|waived?|free|exempt)\b`)
 	thresholdWaivedRe = regexp.MustCompile(`(?i)^\)?\s*or \w+,? (are|is|will be|would be|shall be) (waived|free|not charged|exempt)\b`)
-	creditPre         = regexp.MustCompile(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
+	creditPre         = newFullRe(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
 		`(confirm(s|ed|ing)?|acknowledg(e|es|ed|ing)|confirmation of|thank you for) (the )?receipt of( the| your)?( \w+)?( ` + paidThing + `)?( of| for| in the amount of)?|` +
 		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
 		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?)\s*\(?$`)
@@ -105,7 +105,7 @@ var (
 		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
 	// spentPre and spentPost mark a sum the records report, not a charge:
 	// "the council spent £3,400", "£1,182.58 was spent on repairs".
-	spentPre  = regexp.MustCompile(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
+	spentPre  = newFullRe(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
 	spentPost = regexp.MustCompile(`(?i)^\)?\s*(was|were|has been|have been|had been|is being) (spent|paid out|invested|allocated|budgeted)\b|^\)?\s*spent\b`)
 	// limitNounRe names a cost limit or threshold: "the appropriate limit"
 	// (UK FOIA s.12), "the cost limit", "a threshold"; group 1 is the
@@ -123,13 +123,13 @@ var (
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
 	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	percentOfPre = regexp.MustCompile(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
+	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
 	// 10% of £485.00, which is £48.50").
 	percentOfMoneyRe = regexp.MustCompile(`\d+(\.\d+)?\s?(%|per ?cent) of (the )?(?:(?:us|a|au|c|nz)?\$|£|€)\s?[\d,]+(\.\d+)?`)
-	depositNear      = regexp.MustCompile(`(?i)\bdeposit\b[^$£€¥₹.]{0,40}$`)
+	depositNear      = newFullRe(`(?i)\bdeposit\b[^$£€¥₹.]{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
 	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
 	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
@@ -144,19 +144,20 @@ var (
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = regexp.MustCompile(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
+var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
 // hour of staff time is free of charge", "we can email them free of
 // charge", "a CD at no charge") leaves the quote standing, as does one
-// said only on a condition ("if you would prefer …").
-func waived(lower string) bool {
-	ms := waiverRe.findAll(lower, -1)
+// said only on a condition ("if you would prefer …"). ix, when not nil,
+// indexes lower.
+func waived(lower string, ix *gramIndex) bool {
+	ms := waiverRe.findAllOpt(lower, ix, -1)
 	if len(ms) == 0 {
 		return false
 	}
-	if payAskRe.MatchString(lower) {
+	if payAskRe.matchString(lower, lower) {
 		return false
 	}
 	for _, m := range ms {
@@ -262,27 +263,27 @@ func overLimit(body, lower string, start, end int) bool {
 
 // totalCues rank the context before an amount; the strongest match wins.
 var totalCues = []struct {
-	re   *regexp.Regexp
+	re   fullRe
 	cue  float64
 	name string
 }{
 	// A revised estimate supersedes the first one ("the revised charge is
 	// £180.00", "we have reduced the fee to $390").
-	{regexp.MustCompile(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€¥₹.]{0,30}$`), 6, "revised"},
-	{regexp.MustCompile(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$£€¥₹]{0,80}$`), 5, "total"},
-	{regexp.MustCompile(`(?i)\btotal\b[^$£€¥₹]{0,25}$`), 4, "total"},
+	{newFullRe(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€¥₹.]{0,30}$`), 6, "revised"},
+	{newFullRe(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$£€¥₹]{0,80}$`), 5, "total"},
+	{newFullRe(`(?i)\btotal\b[^$£€¥₹]{0,25}$`), 4, "total"},
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
-	{regexp.MustCompile(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€¥₹]{0,30}$`), 5.5, "amount asked"},
+	{newFullRe(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€¥₹]{0,30}$`), 5.5, "amount asked"},
 	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
 	// ("we are issuing you with a fees notice for £46.00").
-	{regexp.MustCompile(`(?i)\bfees? notice\b[^$£€¥₹.]{0,60}$`), 5.5, "amount asked"},
-	{regexp.MustCompile(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€¥₹]{0,30}$`), 4, "amount"},
-	{regexp.MustCompile(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$£€¥₹.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
-	{regexp.MustCompile(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
+	{newFullRe(`(?i)\bfees? notice\b[^$£€¥₹.]{0,60}$`), 5.5, "amount asked"},
+	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€¥₹]{0,30}$`), 4, "amount"},
+	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$£€¥₹.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
+	{newFullRe(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
-	{regexp.MustCompile(`=\s*$`), 3, "computed"},
+	{newFullRe(`=\s*$`), 3, "computed"},
 }
 
 func parseCents(whole, frac string) (int64, bool) {
@@ -328,13 +329,14 @@ func after(s string, i, n int) string {
 }
 
 // findAmounts lists every money mention in body with its role.
-func findAmounts(body string) []amount { return findAmountsLower(body, asciiLower(body)) }
+func findAmounts(body string) []amount { return findAmountsLower(body, asciiLower(body), nil) }
 
-// findAmountsLower is findAmounts; lower is asciiLower(body).
-func findAmountsLower(body, lower string) []amount {
+// findAmountsLower is findAmounts; lower is asciiLower(body), and ix, when
+// not nil, indexes lower.
+func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 	var out []amount
 	dollar := "" // the reply's "$" (dollarCurrency), read at the first one
-	for _, m := range moneyMatches(body, lower) {
+	for _, m := range moneyMatches(body, lower, ix) {
 		var whole, frac, cur string
 		if m[4] >= 0 {
 			cur = body[m[2]:m[3]]
@@ -362,27 +364,31 @@ func findAmountsLower(body, lower string) []amount {
 		}
 		a := amount{cents: c, currency: code, start: m[0], text: body[m[0]:m[1]]}
 		pre := before(body, m[0], 100)
+		// The patterns read before an amount end at it ($): fullRe runs
+		// them only where their keys are, looked for in preLower.
+		preLower := asciiLower(pre)
+		trimmed, trimmedLower := strings.TrimRight(pre, " "), strings.TrimRight(preLower, " ")
 		end := m[1]
 		if strings.HasPrefix(body[end:], "/-") { // "Rs. 148/-": whole rupees
 			end += 2
 		}
 		post := after(body, end, 40)
 		switch {
-		case ratePost.MatchString(post) || ratePre.MatchString(strings.TrimRight(pre, " ")):
+		case ratePost.MatchString(post) || ratePre.matchString(trimmed, trimmedLower):
 			a.role = roleRate
 		case limitPost.MatchString(post) || limitBefore(pre):
 			a.role = roleLimit
 		case overLimit(body, lower, m[0], m[1]):
 			a.role = roleOverLimit
-		case thresholdPre.MatchString(strings.TrimRight(pre, " ")) || boundIsThreshold(pre, post):
+		case thresholdPre.matchString(trimmed, trimmedLower) || boundIsThreshold(pre, post):
 			a.role = roleThreshold
-		case creditPre.MatchString(strings.TrimRight(pre, " ")) || creditPost.MatchString(post):
+		case creditPre.matchString(trimmed, trimmedLower) || creditPost.MatchString(post):
 			a.role = roleCredit
-		case spentPre.MatchString(strings.TrimRight(pre, " ")) || spentPost.MatchString(post):
+		case spentPre.matchString(trimmed, trimmedLower) || spentPost.MatchString(post):
 			a.role = roleRecord
-		case percentOfPre.MatchString(strings.TrimRight(pre, " ")):
+		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
-		case depositNear.MatchString(pre) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
+		case depositNear.matchString(pre, preLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain
@@ -391,8 +397,9 @@ func findAmountsLower(body, lower string) []amount {
 				break
 			}
 			cuePre := strings.TrimRight(percentOfMoneyRe.ReplaceAllString(pre, "%"), " ")
+			cueLower := asciiLower(cuePre)
 			for _, tc := range totalCues {
-				if tc.re.MatchString(cuePre) {
+				if tc.re.matchString(cuePre, cueLower) {
 					a.role, a.cue, a.cueName = roleTotal, tc.cue, tc.name
 					break
 				}
@@ -533,15 +540,16 @@ func hasCurrencyCode(s string) bool {
 	return false
 }
 
-// moneyMatches are moneyRe's matches in body (lower is asciiLower(body)),
+// moneyMatches are moneyRe's matches in body (lower is asciiLower(body), ix
+// nil or an index of lower),
 // with codeBeforeRe's and codeAfterRe's where body holds a currency code,
 // in text order and in moneyRe's groups. A code's amount must have a
 // decimal part or a thousands separator, so that a citation ("ARS
 // 39-121.01", "MDL 2804") or a version ("PHP 8") is no sum; where two
 // matches overlap, moneyRe's wins, then a code before its amount ("invoice
 // 2024 EUR 30.00" is €30.00, "120 KES 12.00" is KES 12.00).
-func moneyMatches(body, lower string) [][]int {
-	ms := moneyRe.allSubmatchIndex(body, lower)
+func moneyMatches(body, lower string, ix *gramIndex) [][]int {
+	ms := moneyRe.allSubmatchIndexOpt(body, lower, ix)
 	if !hasCurrencyCode(body) {
 		return ms
 	}
@@ -795,11 +803,12 @@ func rateTimes(body string, amts []amount, u quantityUnit) (money, bool) {
 
 // extractFee picks the fee of a reply: the best-cued total; else a deposit or
 // minimum asked for; else rate × stated hours; nil when only a rate is given.
-func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower(body)) }
+func extractFee(body string) feeResult { return extractFeeLower(body, asciiLower(body), nil) }
 
-// extractFeeLower is extractFee; lower is asciiLower(body).
-func extractFeeLower(body, lower string) feeResult {
-	amts := findAmountsLower(body, lower)
+// extractFeeLower is extractFee; lower is asciiLower(body), and ix, when not
+// nil, indexes lower.
+func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
+	amts := findAmountsLower(body, lower, ix)
 	if len(amts) > 0 && firstOf(lower, feeContextWords) == "" {
 		// Amounts in a letter that never speaks of paying, charging or
 		// estimating are figures of the records ("the annual maintenance
@@ -812,7 +821,7 @@ func extractFeeLower(body, lower string) feeResult {
 		return res
 	}
 	var res feeResult
-	res.waived = waived(lower)
+	res.waived = waived(lower, ix)
 	count := map[int64]int{}
 	// notDue holds the sums stated as a limit or as already paid: the same
 	// figure mentioned again without a strong cue is that sum, not a quote.

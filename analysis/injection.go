@@ -70,10 +70,17 @@ var sentenceEnd = regexp.MustCompile(`[.!?](\s|$)|\n`)
 // the removed sentences (trimmed, for reasons). Classification and fee
 // extraction then run as if those sentences were absent.
 func stripInjections(s string) (string, []string, []string) {
+	clean, flags, removed, ix := stripInjectionsIndexed(s)
+	ix.release()
+	return clean, flags, removed
+}
+
+// stripInjectionsIndexed is stripInjections, also returning an index of
+// asciiLower of the cleaned text, which the caller releases.
+func stripInjectionsIndexed(s string) (string, []string, []string, *gramIndex) {
 	var flags, removed []string
 	lower := asciiLower(s)
 	ix := newGramIndex(lower)
-	defer ix.release()
 	hit := false
 	for _, r := range injectionRules {
 		if r.matchIn(ix) {
@@ -82,7 +89,7 @@ func stripInjections(s string) (string, []string, []string) {
 		}
 	}
 	if !hit {
-		return s, nil, nil
+		return s, nil, nil, ix
 	}
 	var b strings.Builder
 	start := 0
@@ -119,7 +126,9 @@ func stripInjections(s string) (string, []string, []string) {
 			flags = appendUnique(flags, r.flag)
 		}
 	}
-	return b.String(), flags, removed
+	ix.release()
+	clean := b.String()
+	return clean, flags, removed, newGramIndex(asciiLower(clean))
 }
 
 func appendUnique(xs []string, x string) []string {

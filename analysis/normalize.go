@@ -41,7 +41,7 @@ func normalize(s string) string {
 	}
 	s = strings.ReplaceAll(s, "hitps://", "https://")
 	s = strings.ReplaceAll(s, "hitp://", "http://")
-	if strings.Contains(s, "'") {
+	if hasContraction(s) {
 		s = contractions.Replace(s)
 	}
 	return squeezeSpaces(s)
@@ -62,6 +62,17 @@ var contractions = strings.NewReplacer(
 	"we'll", "we will", "We'll", "We will", "I'll", "I will", "I'm", "I am", "I've", "I have",
 	"you're", "you are", "You're", "You are", "you'll", "you will", "You'll", "You will",
 )
+
+// hasContraction reports whether s may hold one of contractions' keys:
+// each ends in "n't", "'re", "'ve", "'ll" or "'m".
+func hasContraction(s string) bool {
+	for _, t := range []string{"n't", "'re", "'ve", "'ll", "'m"} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
+}
 
 // needsCharReplacer reports whether s holds a byte charReplacer replaces:
 // a tab, a "*" or any non-ASCII byte (all its other keys are non-ASCII).
@@ -97,8 +108,12 @@ func hasPairAfter(s string, lead byte, next ...byte) bool {
 	return false
 }
 
-// squeezeSpaces collapses runs of spaces and drops trailing spaces per line.
+// squeezeSpaces collapses runs of spaces and drops trailing spaces per line
+// (s itself when it has none of either).
 func squeezeSpaces(s string) string {
+	if !strings.Contains(s, "  ") && !strings.Contains(s, " \n") && !strings.HasSuffix(s, " ") {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	pending := false

@@ -121,11 +121,11 @@ func prepare(reply workflow.Reply) (reading, []string) {
 		// took seconds to analyze (found by FuzzAnalyze).
 		reasons = append(reasons, fmt.Sprintf("subject truncated to %d bytes", maxSubjectBytes))
 	}
-	clean, flags, removed := stripInjections(normalize(raw))
+	clean, flags, removed, cix := stripInjectionsIndexed(normalize(raw))
 	for _, s := range removed {
 		reasons = append(reasons, "ignored instruction-like sentence (possible prompt injection): \""+clip(s, 80)+"\"")
 	}
-	rd := read(reply, clean, maxSubjectBytes)
+	rd := read(reply, clean, cix, maxSubjectBytes)
 	rd.notes = flags
 	return rd, reasons
 }

@@ -371,7 +371,7 @@ func limit(s string, n int) string {
 // portal URL must appear in the text, the records-link flag is recomputed
 // from the text and attachments, and a low-confidence class becomes UNKNOWN.
 func guard(a *workflow.Analysis, reply workflow.Reply, clean string) {
-	body := split(clean).body
+	body := split(clean, nil).body
 	if a.FeeCents != nil {
 		fee := extractFee(body)
 		found, notDue := false, false

@@ -3,6 +3,7 @@ package analysis
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ type fastRe struct {
 	prefix      []string
 	prefixWordB bool
 	atStart     *regexp.Regexp
+	// byBranch: atStart's match is found branch by branch (atStartMatch):
+	// the pattern has several top-level branches, each with start literals.
+	byBranch bool
 	// win is how far around a key occurrence a match may extend: window, or
 	// the pattern's maximum match length in bytes when that is smaller (a
 	// match of at most win bytes containing the key at p lies in
@@ -72,6 +76,10 @@ func newFastRe(re *regexp.Regexp) fastRe {
 		if pre, wb := prefixLiterals(p); pre != nil && minLenOf(pre) >= 2 {
 			f.prefix, f.prefixWordB = pre, wb
 			f.atStart = regexp.MustCompile(`^(?:` + re.String() + `)`)
+			f.byBranch = len(f.alts) > 1
+			for _, a := range f.alts {
+				f.byBranch = f.byBranch && a.start.at != nil
+			}
 		}
 	}
 	keys := requiredLiterals(p)
@@ -603,6 +611,7 @@ type gramIndex struct {
 	text  string
 	start [bigramBuckets + 1]int32 // group b is at[start[b]:start[b+1]]
 	at    []int32
+	hash  []uint16 // scratch: the group of each run, while building
 }
 
 func bigramHash(a, b byte) int { return (int(a)*131 + int(b)) & (bigramBuckets - 1) }
@@ -621,20 +630,30 @@ func newGramIndex(text string) *gramIndex {
 	if len(text) < 3 {
 		return ix
 	}
-	for i := 0; i+2 < len(text); i++ {
-		ix.start[trigramHash(text[i], text[i+1], text[i+2])+1]++
+	// One pass hashes each run (kept in hash) and counts the groups' sizes.
+	n := len(text) - 2
+	if cap(ix.hash) < n {
+		ix.hash = make([]uint16, n)
+	}
+	hash := ix.hash[:n]
+	a, b := text[0], text[1]
+	for i := range hash {
+		c := text[i+2]
+		h := trigramHash(a, b, c)
+		hash[i] = uint16(h)
+		ix.start[h+1]++
+		a, b = b, c
 	}
 	for b := 1; b <= bigramBuckets; b++ {
 		ix.start[b] += ix.start[b-1]
 	}
 	var fill [bigramBuckets]int32
 	copy(fill[:], ix.start[:bigramBuckets])
-	if cap(ix.at) < len(text)-2 {
-		ix.at = make([]int32, len(text)-2)
+	if cap(ix.at) < n {
+		ix.at = make([]int32, n)
 	}
-	ix.at = ix.at[:len(text)-2]
-	for i := 0; i+2 < len(text); i++ {
-		h := trigramHash(text[i], text[i+1], text[i+2])
+	ix.at = ix.at[:n]
+	for i, h := range hash {
 		ix.at[fill[h]] = int32(i)
 		fill[h]++
 	}
@@ -683,6 +702,23 @@ func (ix *gramIndex) contains(key string) bool {
 	return false
 }
 
+// containsIn reports whether key (at least three bytes) occurs within
+// text[lo:hi] of the indexed text.
+func (ix *gramIndex) containsIn(key string, lo, hi int) bool {
+	h := trigramHash(key[0], key[1], key[2])
+	group := ix.at[ix.start[h]:ix.start[h+1]]
+	i, _ := slices.BinarySearch(group, int32(lo))
+	for _, p := range group[i:] {
+		if int(p)+len(key) > hi {
+			return false
+		}
+		if strings.HasPrefix(ix.text[p:], key) {
+			return true
+		}
+	}
+	return false
+}
+
 // findAll returns up to n match index pairs in lower, in order.
 func (f fastRe) findAll(lower string, n int) [][]int {
 	return f.findAllOpt(lower, nil, n)
@@ -713,6 +749,9 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 			}
 		}
 		sort.Ints(pos)
+		// A branch's start literals hold unless a case-folded one meets
+		// the non-ASCII folds of k or s.
+		trusted := f.byBranch && len(pos) > 0 && !strings.Contains(lower, "\u017f") && !strings.Contains(lower, "\u212a")
 		last := -1
 		for _, p := range pos {
 			if p < last || (p > 0 && pos[0] >= 0 && f.prefixWordB && isWordByte(lower[p-1])) {
@@ -725,7 +764,7 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 				_, h := sepBounds(lower, p, f.seps)
 				end = min(end, h)
 			}
-			if m := f.atStart.FindStringIndex(lower[p:end]); m != nil {
+			if m := f.atStartMatch(lower[p:end], trusted); m != nil {
 				out = append(out, []int{p, p + m[1]})
 				last = p + max(m[1], 1)
 				if len(out) >= n {
@@ -744,6 +783,27 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 		}
 	}
 	return out
+}
+
+// atStartMatch is f.atStart.FindStringIndex(s). With byBranch, it is the
+// match of the first of the pattern's top-level branches, in order, that
+// matches at the start of s (the regexp's leftmost-first preference), each
+// branch running alone on a small program and, when trusted, only where one
+// of its start literals begins s.
+func (f fastRe) atStartMatch(s string, trusted bool) []int {
+	if !f.byBranch {
+		return f.atStart.FindStringIndex(s)
+	}
+	for i := range f.alts {
+		st := &f.alts[i].start
+		if trusted && (st.first[s[0]] == 0 || !st.hasPrefixAt(s, 0)) {
+			continue
+		}
+		if m := st.at.FindStringIndex(s); m != nil {
+			return m
+		}
+	}
+	return nil
 }
 
 // findAllInWindow is f.re.FindAllStringIndex(s, n) computed from the
@@ -767,7 +827,7 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 	var cs []cand
 	for i := range f.alts {
 		a := &f.alts[i]
-		if !a.passes(s, nil) {
+		if !a.passes(s, nil, 0, nil) {
 			continue
 		}
 		for _, m := range a.start.findAll(s, n) {
@@ -798,8 +858,9 @@ func (f fastRe) findAllInWindow(s string, n int) [][]int {
 // linesHolding returns, for each line of lower (lines: its "\n"-separated
 // lines, in order), whether the line holds one of f's keys; nil when f has
 // no keys (then every line may match). A line without a key holds no match
-// of f (keys hold no "\n", so an occurrence lies within one line).
-func (f fastRe) linesHolding(lower string, lines []string) []bool {
+// of f (keys hold no "\n", so an occurrence lies within one line). ix,
+// when not nil, indexes lower.
+func (f fastRe) linesHolding(lower string, lines []string, ix *gramIndex) []bool {
 	for _, k := range f.keys {
 		if k == "" || strings.Contains(k, "\n") {
 			return nil
@@ -809,20 +870,28 @@ func (f fastRe) linesHolding(lower string, lines []string) []bool {
 		return nil
 	}
 	out := make([]bool, len(lines))
+	var pos []int
 	for _, k := range f.keys {
-		line, lineEnd := 0, len(lines[0])
-		for off := 0; ; {
-			i := strings.Index(lower[off:], k)
-			if i < 0 {
-				break
+		if ix != nil {
+			pos = ix.positions(k, pos[:0])
+		} else {
+			pos = pos[:0]
+			for off := 0; ; {
+				i := strings.Index(lower[off:], k)
+				if i < 0 {
+					break
+				}
+				pos = append(pos, off+i)
+				off += i + 1
 			}
-			p := off + i
+		}
+		line, lineEnd := 0, len(lines[0])
+		for _, p := range pos {
 			for p > lineEnd {
 				line++
 				lineEnd += 1 + len(lines[line])
 			}
 			out[line] = true
-			off = p + 1
 		}
 	}
 	return out
@@ -934,7 +1003,17 @@ func hasFoldCase(p *syntax.Regexp) bool {
 // allSubmatchIndex is re.FindAllStringSubmatchIndex(s, -1); lower is
 // asciiLower(s) (or s itself when the caller knows it is lower-case).
 func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
-	spans, whole := f.windows(s, lower)
+	return f.allSubmatchIndexOpt(s, lower, nil)
+}
+
+// allSubmatchIndexIn is allSubmatchIndex(s, ix.text), looking keys up in
+// the index instead of scanning for each (ix indexes asciiLower(s)).
+func (f fullRe) allSubmatchIndexIn(s string, ix *gramIndex) [][]int {
+	return f.allSubmatchIndexOpt(s, ix.text, ix)
+}
+
+func (f fullRe) allSubmatchIndexOpt(s, lower string, ix *gramIndex) [][]int {
+	spans, whole := f.windows(s, lower, ix)
 	if whole {
 		return f.re.FindAllStringSubmatchIndex(s, -1)
 	}
@@ -953,13 +1032,18 @@ func (f fullRe) allSubmatchIndex(s, lower string) [][]int {
 }
 
 // windows returns the parts of s a scan for f's matches may be limited to
-// (none: s has no match), or whole when s must be scanned whole.
-func (f fullRe) windows(s, lower string) (spans [][2]int, whole bool) {
+// (none: s has no match), or whole when s must be scanned whole. ix, when
+// not nil, indexes lower.
+func (f fullRe) windows(s, lower string, ix *gramIndex) (spans [][2]int, whole bool) {
 	if !f.shrink || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
 		return nil, true
 	}
 	var all []int
 	for _, k := range f.keys {
+		if ix != nil {
+			all = ix.positions(k, all)
+			continue
+		}
 		for off := 0; ; {
 			i := strings.Index(lower[off:], k)
 			if i < 0 {
@@ -979,7 +1063,7 @@ func (f fullRe) windows(s, lower string) (spans [][2]int, whole bool) {
 // windows of allSubmatchIndex apply, only they are scanned.
 func (f fullRe) matchString(s, lower string) bool {
 	if f.shrink {
-		spans, whole := f.windows(s, lower)
+		spans, whole := f.windows(s, lower, nil)
 		if !whole {
 			for _, sp := range spans {
 				if f.re.MatchString(s[sp[0]:sp[1]]) {
@@ -989,12 +1073,45 @@ func (f fullRe) matchString(s, lower string) bool {
 			return false
 		}
 	}
+	return f.mayHoldKey(s, lower, nil) && f.re.MatchString(s)
+}
+
+// submatchIndexIn is re.FindStringSubmatchIndex(s); ix indexes
+// asciiLower(s). Where the windows of allSubmatchIndex apply, only they are
+// scanned (the first window with a match holds the leftmost one).
+func (f fullRe) submatchIndexIn(s string, ix *gramIndex) []int {
+	if f.shrink {
+		spans, whole := f.windows(s, ix.text, ix)
+		if !whole {
+			for _, sp := range spans {
+				if m := f.re.FindStringSubmatchIndex(s[sp[0]:sp[1]]); m != nil {
+					for i := range m {
+						if m[i] >= 0 {
+							m[i] += sp[0]
+						}
+					}
+					return m
+				}
+			}
+			return nil
+		}
+	}
+	if !f.mayHoldKey(s, ix.text, ix) {
+		return nil
+	}
+	return f.re.FindStringSubmatchIndex(s)
+}
+
+// mayHoldKey reports whether s may hold a match of f as its keys tell: f
+// has none, s holds the non-ASCII folds of k or s, or lower (asciiLower(s),
+// indexed by ix when not nil) holds a key.
+func (f fullRe) mayHoldKey(s, lower string, ix *gramIndex) bool {
 	if f.keys == nil || f.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
-		return f.re.MatchString(s)
+		return true
 	}
 	for _, k := range f.keys {
-		if strings.Contains(lower, k) {
-			return f.re.MatchString(s)
+		if ix != nil && ix.contains(k) || ix == nil && strings.Contains(lower, k) {
+			return true
 		}
 	}
 	return false

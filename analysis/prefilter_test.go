@@ -34,17 +34,28 @@ func boundTexts(t *testing.T) []string {
 // TestFullReMatchesWholeScan: fullRe finds exactly what the plain regexp
 // finds on the whole text.
 func TestFullReMatchesWholeScan(t *testing.T) {
-	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe}
+	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, payAskRe, pagesReviewedRe, pagesActiveRe, pagesOfRe}
 	for _, v := range vendorByName {
 		res = append(res, v.re)
 	}
+	res = append(res, ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear)
+	for _, tc := range totalCues {
+		res = append(res, tc.re)
+	}
 	for _, s := range boundTexts(t) {
 		lower := asciiLower(s)
+		ix := newGramIndex(lower)
 		for _, f := range res {
 			for _, in := range []string{s, lower} {
 				want := f.re.FindAllStringSubmatchIndex(in, -1)
 				if got := f.allSubmatchIndex(in, lower); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s on %.60q: got %v want %v", f.re, in, got, want)
+				}
+				if got := f.allSubmatchIndexIn(in, ix); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s allSubmatchIndexIn on %.60q: got %v want %v", f.re, in, got, want)
+				}
+				if got, want := f.submatchIndexIn(in, ix), f.re.FindStringSubmatchIndex(in); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s submatchIndexIn on %.60q: got %v want %v", f.re, in, got, want)
 				}
 				if got, want := f.matchString(in, lower), f.re.MatchString(in); got != want {
 					t.Fatalf("%s matchString on %.60q: got %v want %v", f.re, in, got, want)
@@ -82,5 +93,49 @@ func TestShrunkWindowsUnchanged(t *testing.T) {
 				t.Fatalf("%s findAll on %.60q: got %v want %v", f.re, lower, got, want)
 			}
 		}
+	}
+}
+
+// TestAtStartByBranch: a pattern's anchored match found branch by branch
+// is the whole pattern's, at every start its prefix literals offer.
+func TestAtStartByBranch(t *testing.T) {
+	var fs []fastRe
+	for _, r := range rules {
+		fs = append(fs, r.fr)
+	}
+	for _, c := range constraintRules {
+		fs = append(fs, c.re)
+	}
+	for _, r := range injectionRules {
+		fs = append(fs, r.re)
+	}
+	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+	n := 0
+	for _, s := range append(boundTexts(t), "records were purged per the ſchedule; Kase files destroyed") {
+		lower := asciiLower(s)
+		trusted := !strings.Contains(lower, "\u017f") && !strings.Contains(lower, "\u212a")
+		for _, f := range fs {
+			if !f.byBranch {
+				continue
+			}
+			for _, k := range f.prefix {
+				for off := 0; ; {
+					i := strings.Index(lower[off:], k)
+					if i < 0 {
+						break
+					}
+					p := off + i
+					in := lower[p:min(len(lower), p+f.atLimit)]
+					if got, want := f.atStartMatch(in, trusted), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s at %.60q: got %v want %v", f.re, in, got, want)
+					}
+					n++
+					off = p + 1
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no pattern matched by branch")
 	}
 }

@@ -21,6 +21,10 @@ type startRe struct {
 	// first[c] is 1 + the index of the first prefix literal (they are
 	// sorted) that starts with c, ignoring ASCII case when fold; 0: none.
 	first [256]uint8
+	// pairs holds the first two bytes (lower-cased) of every prefix
+	// literal, all of which have two or more; nil when one has a single
+	// byte. A start whose two bytes are not among them is no match.
+	pairs *gramSet
 	// wordB: the pattern starts with \b (every prefix literal then starts
 	// with a word byte, so the \b holds where the byte before is not one).
 	wordB bool
@@ -58,6 +62,12 @@ func newStartRe(re *regexp.Regexp) startRe {
 		return s
 	}
 	s.prefix, s.wordB = pre, wordB // sorted
+	if minLenOf(pre) >= 2 {
+		s.pairs = new(gramSet)
+		for _, l := range pre {
+			s.pairs.add(l[0], l[1])
+		}
+	}
 	for i := len(pre) - 1; i >= 0; i-- {
 		c := pre[i][0]
 		s.first[c] = uint8(i + 1)
@@ -94,15 +104,18 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 		}
 		return nil, false
 	case syntax.OpAlternate:
+		// Either no branch starts with \b or every one does.
 		var out []string
-		for _, s := range p.Sub {
+		wordB := false
+		for i, s := range p.Sub {
 			l, b := startLiterals(s)
-			if l == nil || b {
+			if l == nil || i > 0 && b != wordB {
 				return nil, false
 			}
+			wordB = b
 			out = append(out, l...)
 		}
-		return dedupe(out), false
+		return dedupe(out), wordB
 	case syntax.OpConcat:
 		if len(p.Sub) > 1 && p.Sub[0].Op == syntax.OpQuest {
 			// An optional first item: a match starts with it or with
@@ -117,7 +130,7 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 			}
 		}
 		acc := []string{""}
-		for _, s := range p.Sub {
+		for i, s := range p.Sub {
 			if ex := spelt(s); ex != nil {
 				if len(acc) > 1 && len(acc)*len(ex) > maxStartLiterals {
 					break
@@ -125,7 +138,11 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 				acc = crossAll(acc, ex)
 				continue
 			}
-			if l, b := startLiterals(s); l != nil && !b && (len(acc) == 1 || len(acc)*len(l) <= maxStartLiterals) {
+			l, b := startLiterals(s)
+			if i == 0 && l != nil && b {
+				return l, true // a first item starting with \b: its own start
+			}
+			if l != nil && !b && (len(acc) == 1 || len(acc)*len(l) <= maxStartLiterals) {
 				acc = crossAll(acc, l)
 			}
 			break
@@ -223,6 +240,13 @@ func isLowerASCII(l string) bool {
 	return true
 }
 
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 32
+	}
+	return c
+}
+
 func upperASCII(c byte) byte {
 	if c >= 'a' && c <= 'z' {
 		return c - 32
@@ -254,6 +278,9 @@ func (r *startRe) findAll(s string, n int) [][]int {
 			continue
 		}
 		if r.wordB && p > 0 && isWordByte(s[p-1]) {
+			continue
+		}
+		if r.pairs != nil && (p+1 == len(s) || !r.pairs.has(lowerASCII(s[p]), lowerASCII(s[p+1]))) {
 			continue
 		}
 		if !r.hasPrefixAt(s, p) {

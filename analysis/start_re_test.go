@@ -26,7 +26,8 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		alts = append(alts, ir.re.alts...)
 	}
 	alts = append(alts, exemptionRe.alts...)
-	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`}
+	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
+		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
 	for _, p := range extra {
 		re := regexp.MustCompile(p)
 		alts = append(alts, alternative{re: re, start: newStartRe(re)})
@@ -112,6 +113,10 @@ func TestLeadGatesKeepEveryMatch(t *testing.T) {
 		{"disclaimer", disclaimerGate, disclaimerRe.re, []string{"** Privileged and Confidential", "_ * CONFIDENTIALITY NOTICE: x",
 			"[External Email]", " *privileged & confidential", "This e-mail and any attachments"}, 5},
 		{"valediction", valedictionGate, valedictionRe, []string{"Sincerely,", " * Best regards", "THANKS AGAIN!", "v/r", "Have a great day."}, 5},
+		{"reply header", quoteHeaderGate, quoteHeaderRe.re, []string{"-----Original Message-----", "On Mon, Jan 1, 2024 at 9:00 AM Jane wrote:",
+			"________________", " on tuesday someone wrote:", "ON 3/4/2024 X WROTE:"}, 5},
+		{"figure item", figureItemGate, figureItemRe, []string{"1. number of households: 6,204.", " (2) total spend in 2023: £2.1m.",
+			"q3 how many were seized? 12", "question 4: the cost? 15%", "5) count: 7"}, 5},
 	} {
 		if tc.gate.lits == nil {
 			t.Fatalf("%s: no lead gate", tc.name)

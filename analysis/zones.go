@@ -53,24 +53,31 @@ var (
 	proseLineRe   = regexp.MustCompile(`^[^\n]*\b\w+\b[^\n]*(\s\S+){6,}[.?!:]$`)
 )
 
-// disclaimerGate and valedictionGate: how a confidentiality footer's and a
-// valediction's line can start.
+// quoteHeaderGate, disclaimerGate and valedictionGate: how a reply
+// header's, a confidentiality footer's and a valediction's line can start.
 var (
+	quoteHeaderGate = newLeadGate(quoteHeaderRe.re)
 	disclaimerGate  = newLeadGate(disclaimerRe.re)
 	valedictionGate = newLeadGate(valedictionRe)
 )
 
-// split finds the zones of a normalized reply.
-func split(norm string) zones {
+// split finds the zones of a normalized reply; ix, when not nil, indexes
+// asciiLower(norm).
+func split(norm string, ix *gramIndex) zones {
 	z := zones{full: norm}
 	lines := strings.Split(norm, "\n")
-	lower := asciiLower(norm)
+	var lower string
+	if ix != nil {
+		lower = ix.text
+	} else {
+		lower = asciiLower(norm)
+	}
 	z.fullLower = lower
 	lowers := strings.Split(lower, "\n")
 	// The lines each pattern can match: those holding one of its keys.
-	quoteHeader, fromHeader := quoteHeaderRe.linesHolding(lower, lowers), strings.Contains(lower, "from:")
-	letterStart := letterStartRe.linesHolding(lower, lowers)
-	portalFooter := portalFooterRe.linesHolding(lower, lowers)
+	quoteHeader, fromHeader := quoteHeaderRe.linesHolding(lower, lowers, ix), strings.Contains(lower, "from:")
+	letterStart := letterStartRe.linesHolding(lower, lowers, ix)
+	portalFooter := portalFooterRe.linesHolding(lower, lowers, ix)
 	// Line-start patterns are tried only on lines that start as they can
 	// (their lead gates), unless the reply holds the non-ASCII folds of k
 	// or s.
@@ -100,7 +107,7 @@ func split(norm string) zones {
 		if strings.TrimSpace(l) != "" {
 			ownText = true
 		}
-		if mayMatchLine(quoteHeader, i) && quoteHeaderRe.match(lowers[i]) || isFrom {
+		if mayMatchLine(quoteHeader, i) && (!gated || quoteHeaderGate.mayMatch(lowers[i])) && quoteHeaderRe.match(lowers[i]) || isFrom {
 			j := i
 			for ; j < len(lines) && !isAttachedMarker(lines[j]); j++ {
 				drop[j] = 'q'
