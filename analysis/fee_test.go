@@ -120,6 +120,8 @@ func TestFeeExtraction(t *testing.T) {
 		{"free alternative on a condition", "Please send a check for $331.50. If you would prefer the file on a CD at no charge, just let us know.", cents(33150), "USD"},
 		{"inspection at no charge", "Total: $42.60\nPayment can be made by card. The drawings are also available to view free of charge on the planning portal.", cents(4260), "USD"},
 		{"no fee due stays", "No fees are due for this request; the $5.00 minimum was waived.", nil, ""},
+		// Every waiver phrase is weighed, not only the first.
+		{"a waiver after a free inspection", "You may inspect the records at no charge at our office. The copy fees have been waived under our media policy; the estimate had been $24.00.", nil, ""},
 		{"deposit required beside free hours", "Locating the records: 12 hours (after the first 3 hours, which are free of charge) x $30.00/hour = $360.00\nTotal: $360.00\nWe require a 50% deposit of $180.00 to continue.", cents(36000), "USD"},
 		{"worked charge far from payment words", "Digitising readings for 16 boreholes: 8 hours\nTotal: 12 hours at £25 per hour = £300.00\n\nBecause of the amount of work involved, we ask that you pay half before we start.", cents(30000), "GBP"},
 		{"the pickup alternative", "Copies: $3.50\nPostage: $1.20\nTOTAL DUE: $4.70\nPlease remit payment by check. If you would rather pick them up, the postage charge will be waived and the amount due is $3.50.", cents(470), "USD"},

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -719,7 +720,8 @@ func (ix *gramIndex) containsIn(key string, lo, hi int) bool {
 	return false
 }
 
-// findAll returns up to n match index pairs in lower, in order.
+// findAll returns up to n match index pairs in lower (all of them when n
+// < 0, as regexp's FindAll does), in order.
 func (f fastRe) findAll(lower string, n int) [][]int {
 	return f.findAllOpt(lower, nil, n)
 }
@@ -731,6 +733,9 @@ func (f fastRe) findAllIn(ix *gramIndex, n int) [][]int {
 }
 
 func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
+	if n < 0 {
+		n = math.MaxInt
+	}
 	var out [][]int
 	if f.atStart != nil {
 		var pos []int
