@@ -129,7 +129,7 @@ var (
 	// total cues before it still reach it ("The fee payable is therefore
 	// 10% of £485.00, which is £48.50").
 	percentOfMoneyRe = regexp.MustCompile(`\d+(\.\d+)?\s?(%|per ?cent) of (the )?(?:(?:us|a|au|c|nz)?\$|£|€)\s?[\d,]+(\.\d+)?`)
-	depositNear      = newFullRe(`(?i)\bdeposit\b[^$£€¥₹.]{0,40}$`)
+	depositNear      = newFullRe(`(?i)\bdeposit\b` + notAmountOrStop + `{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
 	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
 	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
@@ -261,6 +261,46 @@ func overLimit(body, lower string, start, end int) bool {
 	return !askedRe.MatchString(pre) && overLimitRe.MatchString(s) && !ownLimitRe.MatchString(s)
 }
 
+// The text a cue reads before an amount stops at the amount before it:
+// notAmount is any character but a currency symbol, or the mark
+// stopAtAmounts puts where an amount's currency is written in letters;
+// notAmountOrStop also stops at a full stop.
+const (
+	notAmount       = `[^$£€¥₹₩₱¤]`
+	notAmountOrStop = `[^$£€¥₹₩₱¤.]`
+)
+
+// stopAtAmounts returns body with the currency of every amount in ms
+// (moneyMatches) that is written without a symbol of notAmount ("KES
+// 1,500.00", "7,300 KRW", "40 dollars", "Rs. 148") replaced by "¤" and
+// spaces to the same length, so that offsets hold and a cue window stops
+// at such an amount as it stops at "$"; body itself when there is none.
+func stopAtAmounts(body string, ms [][]int) string {
+	var b []byte
+	for _, m := range ms {
+		lo, hi := m[2], m[3] // currency before the amount
+		if m[4] < 0 {
+			lo, hi = m[12], m[13] // currency after it
+		}
+		cur := strings.TrimSpace(body[lo:hi])
+		if len(cur) < 2 || strings.ContainsAny(cur, "$£€¥₹₩₱") {
+			continue
+		}
+		if b == nil {
+			b = []byte(body)
+		}
+		lo += strings.Index(body[lo:hi], cur)
+		copy(b[lo:], "¤")
+		for i := lo + len("¤"); i < lo+len(cur); i++ {
+			b[i] = ' '
+		}
+	}
+	if b == nil {
+		return body
+	}
+	return string(b)
+}
+
 // totalCues rank the context before an amount; the strongest match wins.
 var totalCues = []struct {
 	re   fullRe
@@ -269,18 +309,18 @@ var totalCues = []struct {
 }{
 	// A revised estimate supersedes the first one ("the revised charge is
 	// £180.00", "we have reduced the fee to $390").
-	{newFullRe(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b[^$£€¥₹.]{0,30}$`), 6, "revised"},
-	{newFullRe(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b[^$£€¥₹]{0,80}$`), 5, "total"},
-	{newFullRe(`(?i)\btotal\b[^$£€¥₹]{0,25}$`), 4, "total"},
+	{newFullRe(`(?i)\b((revised|reduced|amended|adjusted|updated|new) (fee|cost|charge|estimate|total)s?( estimate)?|(reduced|revised|lowered) (the |your |this |our )?(estimated )?(fee|cost|charge|estimate)s?( estimate)? to)\b` + notAmountOrStop + `{0,30}$`), 6, "revised"},
+	{newFullRe(`(?i)\b(total (estimated |revised |adjusted |final )?(cost|fee|charge|amount|due|price)s?( estimate)?|grand total|amount due|balance (due|owed|of))\b` + notAmount + `{0,80}$`), 5, "total"},
+	{newFullRe(`(?i)\btotal\b` + notAmount + `{0,25}$`), 4, "total"},
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
-	{newFullRe(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b[^$£€¥₹]{0,30}$`), 5.5, "amount asked"},
+	{newFullRe(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b` + notAmount + `{0,30}$`), 5.5, "amount asked"},
 	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
 	// ("we are issuing you with a fees notice for £46.00").
-	{newFullRe(`(?i)\bfees? notice\b[^$£€¥₹.]{0,60}$`), 5.5, "amount asked"},
-	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b[^$£€¥₹]{0,30}$`), 4, "amount"},
-	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b[^$£€¥₹.]{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
+	{newFullRe(`(?i)\bfees? notice\b` + notAmountOrStop + `{0,60}$`), 5.5, "amount asked"},
+	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
+	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b` + notAmountOrStop + `{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{newFullRe(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
 	{newFullRe(`=\s*$`), 3, "computed"},
@@ -336,7 +376,9 @@ func findAmounts(body string) []amount { return findAmountsLower(body, asciiLowe
 func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 	var out []amount
 	dollar := "" // the reply's "$" (dollarCurrency), read at the first one
-	for _, m := range moneyMatches(body, lower, ix) {
+	ms := moneyMatches(body, lower, ix)
+	stopped := stopAtAmounts(body, ms)
+	for _, m := range ms {
 		var whole, frac, cur string
 		if m[4] >= 0 {
 			cur = body[m[2]:m[3]]
@@ -365,8 +407,14 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 		a := amount{cents: c, currency: code, start: m[0], text: body[m[0]:m[1]]}
 		pre := before(body, m[0], 100)
 		// The patterns read before an amount end at it ($): fullRe runs
-		// them only where their keys are, looked for in preLower.
+		// them only where their keys are, looked for in preLower. The
+		// cues' windows (cuePre) stop at the amount before this one.
 		preLower := asciiLower(pre)
+		cuePre, cuePreLower := pre, preLower
+		if stopped != body {
+			cuePre = before(stopped, m[0], 100)
+			cuePreLower = asciiLower(cuePre)
+		}
 		trimmed, trimmedLower := strings.TrimRight(pre, " "), strings.TrimRight(preLower, " ")
 		end := m[1]
 		if strings.HasPrefix(body[end:], "/-") { // "Rs. 148/-": whole rupees
@@ -388,7 +436,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleRecord
 		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
-		case depositNear.matchString(pre, preLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
+		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain
@@ -396,7 +444,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 				a.role, a.cue = roleTotal, 5
 				break
 			}
-			cuePre := strings.TrimRight(percentOfMoneyRe.ReplaceAllString(pre, "%"), " ")
+			cuePre := strings.TrimRight(percentOfMoneyRe.ReplaceAllString(cuePre, "%"), " ")
 			cueLower := asciiLower(cuePre)
 			for _, tc := range totalCues {
 				if tc.re.matchString(cuePre, cueLower) {

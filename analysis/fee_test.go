@@ -120,6 +120,10 @@ func TestFeeExtraction(t *testing.T) {
 		{"free alternative on a condition", "Please send a check for $331.50. If you would prefer the file on a CD at no charge, just let us know.", cents(33150), "USD"},
 		{"inspection at no charge", "Total: $42.60\nPayment can be made by card. The drawings are also available to view free of charge on the planning portal.", cents(4260), "USD"},
 		{"no fee due stays", "No fees are due for this request; the $5.00 minimum was waived.", nil, ""},
+		// A cue's window stops at the amount before, whether its currency
+		// is a symbol or letters.
+		{"a total's cue stops at its amount (symbol)", "Copies: 40 pages. Total: $20.00, or $900.00 for certified copies. Please pay before we proceed.", cents(2000), "USD"},
+		{"a total's cue stops at its amount (code)", "Copies: 40 pages. Total: KES 20.00, or KES 900.00 for certified copies. Please pay before we proceed.", cents(2000), "KES"},
 		// Every waiver phrase is weighed, not only the first.
 		{"a waiver after a free inspection", "You may inspect the records at no charge at our office. The copy fees have been waived under our media policy; the estimate had been $24.00.", nil, ""},
 		{"deposit required beside free hours", "Locating the records: 12 hours (after the first 3 hours, which are free of charge) x $30.00/hour = $360.00\nTotal: $360.00\nWe require a 50% deposit of $180.00 to continue.", cents(36000), "USD"},
