@@ -964,6 +964,11 @@ func submatchesOf(f fastRe, lower string, ms [][]int) [][]int {
 type fullRe struct {
 	fastRe
 	fold bool
+	// rev, for a pattern every match of which ends at the text's end
+	// ("…$"), is the pattern reversed (reversedRe) and so anchored at its
+	// start: matchString runs it once on the text's runes in reverse order
+	// instead of trying the pattern at every byte. nil otherwise.
+	rev *regexp.Regexp
 }
 
 func newFullRe(pattern string) fullRe {
@@ -974,6 +979,9 @@ func newFullRe(pattern string) fullRe {
 		return f
 	}
 	f.fold = hasFoldCase(p)
+	if endsAtTextEnd(p) {
+		f.rev = regexp.MustCompile(reversedRe(p).String())
+	}
 	f.keys = requiredLiterals(p.Simplify())
 	for _, k := range f.keys {
 		if k == "" {
@@ -1064,9 +1072,84 @@ func (f fullRe) windows(s, lower string, ix *gramIndex) (spans [][2]int, whole b
 	return f.shrinkSpans(lower, [][2]int{{0, len(lower)}}, all), false
 }
 
+// endsAtTextEnd reports whether every match of p ends at the text's end:
+// p is a concatenation ending in $ (without (?m)), or a capture or
+// alternation of such.
+func endsAtTextEnd(p *syntax.Regexp) bool {
+	switch p.Op {
+	case syntax.OpConcat:
+		return len(p.Sub) > 0 && p.Sub[len(p.Sub)-1].Op == syntax.OpEndText
+	case syntax.OpCapture:
+		return endsAtTextEnd(p.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range p.Sub {
+			if !endsAtTextEnd(s) {
+				return false
+			}
+		}
+		return len(p.Sub) > 0
+	}
+	return false
+}
+
+// reversedRe returns a pattern that matches the rune-reversed forms of
+// the texts p matches: concatenations and literals run backwards and the
+// text and line anchors trade places (\b is the same both ways; which
+// match is preferred, and so the submatches, are not kept: only whether
+// one exists).
+func reversedRe(p *syntax.Regexp) *syntax.Regexp {
+	q := *p
+	q.Sub = make([]*syntax.Regexp, len(p.Sub))
+	for i, s := range p.Sub {
+		q.Sub[i] = reversedRe(s)
+	}
+	switch p.Op {
+	case syntax.OpLiteral:
+		q.Rune = slices.Clone(p.Rune)
+		slices.Reverse(q.Rune)
+	case syntax.OpConcat:
+		slices.Reverse(q.Sub)
+	case syntax.OpBeginText:
+		q.Op = syntax.OpEndText
+	case syntax.OpEndText:
+		q.Op = syntax.OpBeginText
+	case syntax.OpBeginLine:
+		q.Op = syntax.OpEndLine
+	case syntax.OpEndLine:
+		q.Op = syntax.OpBeginLine
+	}
+	return &q
+}
+
+// reverseRunes returns s with its runes in reverse order, and false when s
+// is not valid UTF-8 (reversed bytes of broken runes could join into a
+// rune).
+func reverseRunes(s string) ([]byte, bool) {
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	out := make([]byte, len(s))
+	for i := 0; i < len(s); {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		copy(out[len(s)-i-w:], s[i:i+w])
+		i += w
+	}
+	return out, true
+}
+
 // matchString is re.MatchString(s); lower is asciiLower(s). Where the
-// windows of allSubmatchIndex apply, only they are scanned.
+// windows of allSubmatchIndex apply, only they are scanned; a pattern that
+// ends at the text's end runs reversed (rev) on the reversed text.
 func (f fullRe) matchString(s, lower string) bool {
+	if f.rev != nil {
+		if !f.mayHoldKey(s, lower, nil) {
+			return false
+		}
+		if r, ok := reverseRunes(s); ok {
+			return f.rev.Match(r)
+		}
+		return f.re.MatchString(s)
+	}
 	if f.shrink {
 		spans, whole := f.windows(s, lower, nil)
 		if !whole {

@@ -139,3 +139,34 @@ func TestAtStartByBranch(t *testing.T) {
 		t.Fatal("no pattern matched by branch")
 	}
 }
+
+// TestReversedMatchesAtEnd: a pattern that ends at the text's end, run
+// reversed on the reversed text (fullRe.rev), matches where the pattern
+// does: on the text before every digit and currency sign of the corpus,
+// as the fee patterns read it, and on texts with broken runes.
+func TestReversedMatchesAtEnd(t *testing.T) {
+	res := []fullRe{ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear}
+	for _, tc := range totalCues {
+		res = append(res, tc.re)
+	}
+	res = append(res, newFullRe(`(?i)((?m:^)|\bx)\s*€$|\Aa\b.*$`))
+	texts := []string{"5 hours at\xe2\x82", "\xac\x82\xe2 x €", "x €", "a b", "deposit\n"}
+	for _, s := range boundTexts(t)[:200] {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c >= '0' && c <= '9' && (i == 0 || s[i-1] == ' ') || c == '$' || strings.HasPrefix(s[i:], "£") {
+				pre := s[max(0, i-100):i]
+				texts = append(texts, pre, strings.TrimRight(pre, " "))
+			}
+		}
+	}
+	for _, f := range res {
+		if f.rev == nil {
+			t.Fatalf("%s: not run reversed", f.re)
+		}
+		for _, in := range texts {
+			if got, want := f.matchString(in, asciiLower(in)), f.re.MatchString(in); got != want {
+				t.Fatalf("%s on %q: got %v want %v", f.re, in, got, want)
+			}
+		}
+	}
+}
