@@ -578,7 +578,9 @@ func itemisedResponse(ix *gramIndex) bool {
 // year range ("Payroll data: 2018-2023") is not one.
 var figureItemRe = regexp.MustCompile(`^\s*(?:\(?\d{1,2}[.):]|q(?:uestion)?\s*\d{1,2}[.):]?)\s+[^\n]{3,160}?[:?]\s*[£$€]?\d[\d,]*(?:\.\d+)?\s*(?:%|m|k|bn|million|billion)?\.?\s*$`)
 
-// figureItemGate: how a figure item's line can start.
+// figureItemGate: how a figure item's line can start. figureItemRe is
+// case-sensitive, so the gate needs no check for the non-ASCII folds of k
+// and s (split's gates have one); add it before giving the pattern (?i).
 var figureItemGate = newLeadGate(figureItemRe)
 
 // figureItems counts the numbered items of lower (lower-cased, with its

@@ -20,9 +20,10 @@ const (
 	// confidence under it.
 	GateConfidence = workflow.GateConfidence
 	// ReviewMaxConfidence caps the offline analyzer's confidence where its
-	// class is only a suggestion for a reviewer — a German reply, or a
-	// model that disagrees with the cue table — so that no MIN_CONFIDENCE
-	// above it lets the class act alone.
+	// class is only a suggestion for a reviewer — a German reply, a model
+	// that disagrees with the cue table, or a class read from words alone
+	// below OverruleConfidence — so that no MIN_CONFIDENCE above it lets
+	// the class act alone.
 	ReviewMaxConfidence = 0.50
 	// OverruleConfidence: the calibrated probability at which the model's
 	// class stands against the cue table's reading (another class, or a
@@ -196,7 +197,7 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 		switch {
 		case a.Confidence >= OverruleConfidence && !rd.german:
 			a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f, from words alone (no FOIA cue or fact in the agency's text), at %.2f or more", a.Class, probs[top], m.Classes[second], probs[second], OverruleConfidence))
-		case probs[top] >= wordsAloneSuggest:
+		case a.Confidence >= wordsAloneSuggest: // as rounded and reported
 			a.Confidence = min(a.Confidence, ReviewMaxConfidence)
 			a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f, from words alone (no FOIA cue or fact in the agency's text): confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], ReviewMaxConfidence))
 		default:

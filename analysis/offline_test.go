@@ -636,9 +636,10 @@ func TestCueTableSecondOpinion(t *testing.T) {
 }
 
 // Words alone (no FOIA cue or fact): a model trained to read "meeting"
-// as an extension gives nothing at its prior (UNKNOWN, confidence 0), a
-// reviewer's suggestion at 0.69 (capped at ReviewMaxConfidence), and its
-// class at 0.999 (OverruleConfidence or more).
+// as an extension gives nothing at its prior or at 0.40 (UNKNOWN,
+// confidence 0), a reviewer's suggestion at 0.69 (capped at
+// ReviewMaxConfidence), and its class at 0.999 (OverruleConfidence or
+// more). The decision's reason is the first.
 func TestWordsAloneSuggestOrStand(t *testing.T) {
 	t.Parallel()
 	const text = "Hello,\n\nSee you at the meeting on Tuesday.\n\nBob"
@@ -652,6 +653,7 @@ func TestWordsAloneSuggestOrStand(t *testing.T) {
 		reason   string
 	}{
 		{0, workflow.ClassUnknown, 0, 0, "UNKNOWN"},
+		{1.8, workflow.ClassUnknown, 0, 0, "UNKNOWN"}, // 0.40: a class elsewhere (UnknownBelow 0.30), not from words alone
 		{3, cExt, 0.5, ReviewMaxConfidence, "capped"},
 		{9, cExt, OverruleConfidence, 1, "from words alone"},
 	} {
@@ -680,7 +682,7 @@ func TestWordsAloneSuggestOrStand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Class != cExt || a.Confidence > ReviewMaxConfidence {
+	if a.Class != cExt || a.Confidence > ReviewMaxConfidence || !strings.Contains(a.Reasons[0], "words alone") {
 		t.Errorf("German, weight 9: %s at %.2f, want EXTENSION at most %.2f\n%s", a.Class, a.Confidence, ReviewMaxConfidence, strings.Join(a.Reasons, "\n"))
 	}
 }

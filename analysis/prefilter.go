@@ -1025,6 +1025,9 @@ func (f fullRe) allSubmatchIndexIn(s string, ix *gramIndex) [][]int {
 	return f.allSubmatchIndexOpt(s, ix.text, ix)
 }
 
+// allSubmatchIndexOpt is re.FindAllStringSubmatchIndex(s, -1), scanning
+// only the windows around f's keys in lower (asciiLower(s)); ix, when not
+// nil, indexes lower and the keys are looked up in it.
 func (f fullRe) allSubmatchIndexOpt(s, lower string, ix *gramIndex) [][]int {
 	spans, whole := f.windows(s, lower, ix)
 	if whole {
