@@ -507,14 +507,7 @@ func (f fastRe) spans(lower string, ix *gramIndex) [][2]int {
 			off += i + len(k)
 		}
 		if f.shrink {
-			for off := 0; ; {
-				i := strings.Index(lower[off:], k)
-				if i < 0 {
-					break
-				}
-				all = append(all, off+i)
-				off += i + 1
-			}
+			all = offsets(lower, k, all)
 		}
 	}
 	if len(pos) == 0 {
@@ -667,18 +660,24 @@ func (ix *gramIndex) release() {
 	gramIndexes.Put(ix)
 }
 
+// offsets appends to pos every offset where key occurs in s, ascending
+// (overlapping occurrences included).
+func offsets(s, key string, pos []int) []int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], key)
+		if i < 0 {
+			return pos
+		}
+		pos = append(pos, off+i)
+		off += i + 1
+	}
+}
+
 // positions appends the offsets where key occurs, ascending (overlapping
 // occurrences included).
 func (ix *gramIndex) positions(key string, pos []int) []int {
 	if len(key) < 3 {
-		for off := 0; ; {
-			i := strings.Index(ix.text[off:], key)
-			if i < 0 {
-				return pos
-			}
-			pos = append(pos, off+i)
-			off += i + 1
-		}
+		return offsets(ix.text, key, pos)
 	}
 	h := trigramHash(key[0], key[1], key[2])
 	for _, p := range ix.at[ix.start[h]:ix.start[h+1]] {
@@ -744,14 +743,7 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 				pos = ix.positions(k, pos)
 				continue
 			}
-			for off := 0; ; {
-				i := strings.Index(lower[off:], k)
-				if i < 0 {
-					break
-				}
-				pos = append(pos, off+i)
-				off += i + 1
-			}
+			pos = offsets(lower, k, pos)
 		}
 		sort.Ints(pos)
 		// A branch's start literals hold unless a case-folded one meets
@@ -880,15 +872,7 @@ func (f fastRe) linesHolding(lower string, lines []string, ix *gramIndex) []bool
 		if ix != nil {
 			pos = ix.positions(k, pos[:0])
 		} else {
-			pos = pos[:0]
-			for off := 0; ; {
-				i := strings.Index(lower[off:], k)
-				if i < 0 {
-					break
-				}
-				pos = append(pos, off+i)
-				off += i + 1
-			}
+			pos = offsets(lower, k, pos[:0])
 		}
 		line, lineEnd := 0, len(lines[0])
 		for _, p := range pos {
@@ -1060,14 +1044,7 @@ func (f fullRe) windows(s, lower string, ix *gramIndex) (spans [][2]int, whole b
 			all = ix.positions(k, all)
 			continue
 		}
-		for off := 0; ; {
-			i := strings.Index(lower[off:], k)
-			if i < 0 {
-				break
-			}
-			all = append(all, off+i)
-			off += i + 1
-		}
+		all = offsets(lower, k, all)
 	}
 	if len(all) == 0 {
 		return nil, false
