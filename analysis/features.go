@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -628,12 +629,45 @@ var germanWords = map[string]bool{
 	"uns": true, "auch": true, "oder": true, "als": true, "nach": true, "zur": true,
 }
 
+// foreignWords are function words of the other languages replies come in
+// (German, Dutch, French, Spanish, Portuguese, Italian, Albanian, Polish,
+// the Scandinavian languages): one of them in a terse reply is enough to
+// doubt it is English. Some are also English names or abbreviations
+// ("De", "La", "Des"); a terse English reply holding one stays unread,
+// as before, which is the safe side.
+var foreignWords = map[string]bool{
+	// German, Dutch
+	"der": true, "die": true, "das": true, "und": true, "nicht": true, "ist": true, "wir": true,
+	"sie": true, "mit": true, "für": true, "den": true, "dem": true, "ein": true, "eine": true,
+	"zu": true, "von": true, "auf": true, "ich": true, "het": true, "een": true, "van": true,
+	"niet": true, "zijn": true, "voor": true, "wij": true, "uw": true,
+	// French, Spanish, Portuguese, Italian
+	"le": true, "la": true, "les": true, "des": true, "du": true, "et": true, "est": true,
+	"pour": true, "dans": true, "avec": true, "nous": true, "vous": true, "pas": true,
+	"de": true, "el": true, "los": true, "las": true, "del": true, "que": true, "y": true,
+	"en": true, "con": true, "por": true, "para": true, "una": true, "un": true, "es": true,
+	"su": true, "se": true, "lo": true, "o": true, "os": true, "em": true, "não": true,
+	"uma": true, "ao": true, "di": true, "che": true, "il": true, "della": true, "sono": true,
+	// Albanian, Polish, Scandinavian
+	"dhe": true, "të": true, "te": true, "në": true, "ne": true, "që": true, "nga": true,
+	"një": true, "është": true, "nie": true, "się": true, "że": true, "jest": true, "na": true,
+	"och": true, "att": true, "og": true, "er": true, "ikke": true, "af": true,
+}
+
+// terseWords is the word count under which a reply short of English
+// function words is still read as English when it holds no foreign one
+// (foreignWords): staff notes ("Denied - active investigation. Records
+// Unit, Bellhaven PD") are English in nouns and verbs alone.
+const terseWords = 25
+
 // language reports whether the words of body (words, its tokens) read as
-// English (texts of fewer than 12 words are given the benefit of the
-// doubt) or, if not, as German (at least 5 words, as large a share of
-// German function words as English needs). The parts of web and e-mail
-// addresses are no language's words: when the English share falls short,
-// both are taken without them.
+// English or, if not, as German (at least 5 words, as large a share of
+// German function words as English needs). A text reads as English when
+// it has fewer than 12 words (the benefit of the doubt), when English
+// function words are minEnglishShare of its words or more, or when it has
+// fewer than terseWords words and none of them a foreign function word.
+// The parts of web and e-mail addresses are no language's words: when the
+// English share falls short, all is taken without them.
 func language(body string, words []token) (english, german bool) {
 	n, share := wordShare(words, englishWords)
 	if n < 12 || share >= minEnglishShare {
@@ -641,6 +675,9 @@ func language(body string, words []token) (english, german bool) {
 	}
 	prose := proseTokens(body, words)
 	if n, share = wordShare(prose, englishWords); n < 12 || share >= minEnglishShare {
+		return true, false
+	}
+	if n < terseWords && !slices.ContainsFunc(prose, func(t token) bool { return foreignWords[t.word] }) {
 		return true, false
 	}
 	n, share = wordShare(prose, germanWords)

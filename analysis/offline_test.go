@@ -559,6 +559,37 @@ func TestGermanRepliesSuggestAClassForAReviewer(t *testing.T) {
 	}
 }
 
+// A terse staff note is English in nouns and verbs alone; a short reply
+// with a foreign function word, or a long one short of English function
+// words, is not read as English (language).
+func TestTerseNotesReadAsEnglish(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text            string
+		english, german bool
+	}{
+		{"Refused - ongoing inquiry, s.30(1)(a) applies. Matter still open. Information Governance Unit, Northfield Constabulary", true, false},
+		{"Request Closed - Nothing Responsive. Request #: R26-0412 Submitted: 03/02/2026 Closed: 04/01/2026 Status: Completed", true, false},
+		{"Full file released, attached. Case closed. Records Office, Marlow County Sheriff's Department, Public Information Desk", true, false},
+		// Fewer than 12 words: the benefit of the doubt, as before.
+		{"Attached. Records Unit, Marlow PD", true, false},
+		// Short, but with foreign function words (Spanish, Albanian, Dutch).
+		{"Estimado señor, adjuntamos la información solicitada sobre contratos del año 2024 en formato digital, Unidad de Transparencia", false, false},
+		{"I nderuar zoteri, ju dergojme te dhenat per vitin 2023 ne formatin e kerkuar nga zyra juaj", false, false},
+		{"Geachte heer, hierbij ontvangt u de gevraagde stukken over het jaar 2024 van de gemeente Zuidhaven", false, false},
+		{"Sehr geehrter Herr Muster, wir haben Ihre Anfrage erhalten und werden sie bearbeiten, mit freundlichen Grüßen", false, true},
+		// terseWords words or more, few English function words: not English.
+		{"Prezado senhor Silva, informamos respeitosamente solicitação número 2024 recebida protocolo eletrônico Câmara Municipal Porto Novo, prazo legal vinte dias úteis, resposta encaminhada oportunamente pelo setor competente conforme legislação vigente federal brasileira", false, false},
+	} {
+		words := tokenize(tc.text)
+		english, german := language(tc.text, words)
+		if english != tc.english || german != tc.german {
+			n, share := wordShare(words, englishWords)
+			t.Errorf("%q (%d words, English share %.2f): english %v german %v, want %v %v", clip(tc.text, 60), n, share, english, german, tc.english, tc.german)
+		}
+	}
+}
+
 // A cue inside appeal-rights boilerplate counts for appealDiscount of
 // itself, however strong; a weak cue outside it counts in full.
 func TestAppealBoilerplateDiscountsEvidence(t *testing.T) {
