@@ -630,28 +630,57 @@ var germanWords = map[string]bool{
 }
 
 // foreignWords are function words of the other languages replies come in
-// (German, Dutch, French, Spanish, Portuguese, Italian, Albanian, Polish,
-// the Scandinavian languages): one of them in a terse reply is enough to
-// doubt it is English. Some are also English names or abbreviations
-// ("De", "La", "Des"); a terse English reply holding one stays unread,
-// as before, which is the safe side.
+// (German and Dutch, the Romance languages, Albanian, the Slavic
+// languages, the Scandinavian languages, Romanian, Hungarian, Turkish):
+// one of them in a terse reply is enough to doubt it is English
+// (foreignWord). A few are also in English names ("Des Moines", "Los
+// Angeles"); a terse English reply holding one stays unread, as before,
+// which is the safe side. Words English shares ("in", "a", "do",
+// "no", "die", "care") and those that are also US state, title or unit
+// abbreviations ("de", "la", "il", "al", "az", "se", "vi", "det", "et")
+// are left out.
 var foreignWords = map[string]bool{
 	// German, Dutch
-	"der": true, "die": true, "das": true, "und": true, "nicht": true, "ist": true, "wir": true,
-	"sie": true, "mit": true, "für": true, "den": true, "dem": true, "ein": true, "eine": true,
-	"zu": true, "von": true, "auf": true, "ich": true, "het": true, "een": true, "van": true,
-	"niet": true, "zijn": true, "voor": true, "wij": true, "uw": true,
-	// French, Spanish, Portuguese, Italian
-	"le": true, "la": true, "les": true, "des": true, "du": true, "et": true, "est": true,
-	"pour": true, "dans": true, "avec": true, "nous": true, "vous": true, "pas": true,
-	"de": true, "el": true, "los": true, "las": true, "del": true, "que": true, "y": true,
-	"en": true, "con": true, "por": true, "para": true, "una": true, "un": true, "es": true,
-	"su": true, "se": true, "lo": true, "o": true, "os": true, "em": true, "não": true,
-	"uma": true, "ao": true, "di": true, "che": true, "il": true, "della": true, "sono": true,
-	// Albanian, Polish, Scandinavian
-	"dhe": true, "të": true, "te": true, "në": true, "ne": true, "që": true, "nga": true,
-	"një": true, "është": true, "nie": true, "się": true, "że": true, "jest": true, "na": true,
-	"och": true, "att": true, "og": true, "er": true, "ikke": true, "af": true,
+	"und": true, "nicht": true, "ist": true, "wir": true, "sie": true, "mit": true, "für": true,
+	"dem": true, "ein": true, "eine": true, "einer": true, "zu": true, "von": true, "auf": true,
+	"ich": true, "wird": true, "werden": true, "sind": true, "ihre": true, "ihnen": true,
+	"ihr": true, "auch": true, "oder": true, "nach": true, "zur": true, "der": true,
+	"sehr": true, "geehrte": true, "geehrter": true, "het": true, "een": true, "niet": true,
+	"zijn": true, "voor": true, "wij": true, "naar": true, "bij": true, "ook": true,
+	"wordt": true, "worden": true,
+	// French, Spanish, Portuguese, Italian, Romanian
+	"les": true, "des": true, "du": true, "pour": true, "dans": true, "avec": true,
+	"nous": true, "vous": true, "pas": true, "je": true, "votre": true, "sur": true, "au": true,
+	"aux": true, "une": true, "ce": true, "qui": true, "los": true, "las": true, "que": true,
+	"y": true, "en": true, "con": true, "por": true, "para": true, "una": true, "es": true,
+	"su": true, "sus": true, "lo": true, "como": true, "este": true, "esta": true, "o": true,
+	"os": true, "em": true, "não": true, "uma": true, "ao": true, "dos": true, "é": true,
+	"à": true, "di": true, "che": true, "della": true, "sono": true, "și": true, "în": true,
+	"cu": true, "pe": true, "nu": true, "din": true, "pentru": true,
+	// Albanian, Polish, Czech, Croatian, Serbian, Bosnian, Slovene
+	"dhe": true, "të": true, "te": true, "në": true, "që": true, "nga": true, "një": true,
+	"është": true, "nie": true, "się": true, "że": true, "jest": true, "oraz": true, "dla": true,
+	"przez": true, "že": true, "jsou": true, "není": true, "za": true, "od": true, "nije": true,
+	"kao": true, "koji": true,
+	// Swedish, Danish, Norwegian; Hungarian, Turkish
+	"och": true, "att": true, "og": true, "ikke": true, "för": true, "är": true, "som": true,
+	"inte": true, "på": true, "har": true, "jeg": true, "és": true, "hogy": true, "nem": true,
+	"egy": true, "ve": true, "bir": true, "bu": true, "için": true, "ile": true,
+}
+
+// foreignWord reports whether the (lower-cased) word w is another
+// language's function word (foreignWords) or holds a letter
+// of a script other than Latin (Greek, Cyrillic, Arabic, Hebrew, CJK …).
+func foreignWord(w string) bool {
+	if foreignWords[w] {
+		return true
+	}
+	for _, r := range w {
+		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // terseWords is the word count under which a reply short of English
@@ -665,7 +694,7 @@ const terseWords = 25
 // German function words as English needs). A text reads as English when
 // it has fewer than 12 words (the benefit of the doubt), when English
 // function words are minEnglishShare of its words or more, or when it has
-// fewer than terseWords words and none of them a foreign function word.
+// fewer than terseWords words and none of them foreign (foreignWord).
 // The parts of web and e-mail addresses are no language's words: when the
 // English share falls short, all is taken without them.
 func language(body string, words []token) (english, german bool) {
@@ -677,7 +706,7 @@ func language(body string, words []token) (english, german bool) {
 	if n, share = wordShare(prose, englishWords); n < 12 || share >= minEnglishShare {
 		return true, false
 	}
-	if n < terseWords && !slices.ContainsFunc(prose, func(t token) bool { return foreignWords[t.word] }) {
+	if n < terseWords && !slices.ContainsFunc(prose, func(t token) bool { return foreignWord(t.word) }) {
 		return true, false
 	}
 	n, share = wordShare(prose, germanWords)

@@ -578,6 +578,10 @@ func TestTerseNotesReadAsEnglish(t *testing.T) {
 		{"I nderuar zoteri, ju dergojme te dhenat per vitin 2023 ne formatin e kerkuar nga zyra juaj", false, false},
 		{"Geachte heer, hierbij ontvangt u de gevraagde stukken over het jaar 2024 van de gemeente Zuidhaven", false, false},
 		{"Sehr geehrter Herr Muster, wir haben Ihre Anfrage erhalten und werden sie bearbeiten, mit freundlichen Grüßen", false, true},
+		{"Уважаемый господин Иванов, ваш запрос получен и зарегистрирован под номером 2024/118, ответ будет направлен в установленный законом срок", false, false},
+		{"Hej, handlingarna är nu klara och bifogas som PDF, diarienummer 2024/118, registrator kommunstyrelsens kansli Norrby kommun", false, false},
+		// US state abbreviations are no foreign words.
+		{"Released in full, see attached. Custodian of Records, Maricopa Sheriff, Phoenix AZ, Records Section Main Office Desk", true, false},
 		// terseWords words or more, few English function words: not English.
 		{"Prezado senhor Silva, informamos respeitosamente solicitação número 2024 recebida protocolo eletrônico Câmara Municipal Porto Novo, prazo legal vinte dias úteis, resposta encaminhada oportunamente pelo setor competente conforme legislação vigente federal brasileira", false, false},
 	} {
