@@ -28,7 +28,9 @@
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
 //     on real replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
 //     means what it says. Below UnknownBelow, or when the reply is
-//     neither English nor German, the class is UNKNOWN. Three cases give a
+//     neither English nor German, the class is UNKNOWN (a reply is English
+//     when English function words are 12 % of its words, or when it has
+//     fewer than 25 words and none of them foreign: language). Three cases give a
 //     class only as a reviewer's suggestion, confidence at most
 //     ReviewMaxConfidence: a German reply (read by the German cue family;
 //     the model has seen six); a model class that the cue table's own
