@@ -122,8 +122,10 @@ var (
 	limitGapStopRe = regexp.MustCompile(`(?i)\b(charg\w*|pay\w*|remit\w*|deposit|invoice\w*|totals?|totaling|estimat\w*|quote\w*)\b|\b(fee|cost|price)s? (is|are|of|would|will)\b`)
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
-	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
+	limitPost = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
+	// percentOfPre: the amount is a share worked out just before it
+	// ("50% ($494.00)", "50% of the estimated charge, that is $90.00").
+	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$|\d+(\.\d+)?\s?% of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
@@ -146,6 +148,10 @@ var (
 // it goes on.
 var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
+// firstPartRe: the words before a waiver phrase name a first part of the
+// work or the copies ("the first two hours are", "the initial 100 pages").
+var firstPartRe = regexp.MustCompile(`\b(first|initial)\b`)
+
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
 // hour of staff time is free of charge", "we can email them free of
@@ -161,6 +167,12 @@ func waived(lower string, ix *gramIndex) bool {
 		return false
 	}
 	for _, m := range ms {
+		// A first part given free ("the first hour is free of charge and
+		// the remaining time is charged at …") is an allowance, not a
+		// waiver.
+		if firstPartRe.MatchString(sentenceTail(lower[max(0, m[0]-60):m[0]])) {
+			continue
+		}
 		sent := sentenceAround(lower, m[0], m[1])
 		// Free inspection or viewing is another way to the records, not a
 		// waiver of the copies' fee.
