@@ -217,7 +217,7 @@ func TestCorpusFeeQuotes(t *testing.T) {
 func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }
 
 // TestWrittenFeeQuotes: the written fee quotes (dataset/written) extracted
-// to the cent, but for the seven the extractor is known to miss; a new miss,
+// to the cent, but for the nine the extractor is known to miss; a new miss,
 // or a known one mended, fails. Their fee_amount is in the letter's
 // currency.
 func TestWrittenFeeQuotes(t *testing.T) {
@@ -232,6 +232,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"intl-plain/057":       "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
 		// Round five, scored before its misses were read (45 of 50 exact).
 		"uk-wdtk-2/043": "\"It's £14.60 for the A3 colour copies\" with the payment words two lines on",
+		// Round six, scored before its misses were read (27 of 31 exact;
+		// alaveteli-sites' two were mended in 248e581).
+		"us-2010s/034": "\"That comes to $7.50 … Once paid - cash or check\": no payment word within 60 bytes after the amount (\"paid\" is none)",
+		"us-2010s/072": "the total for CDs ($30.00) loses to an alternative's larger estimate (\"If you would prefer paper copies, … an estimated cost of $115.00\")",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -254,7 +258,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 301 {
-		t.Errorf("%d written fee quotes with an amount, want 301", n)
+	if n != 332 {
+		t.Errorf("%d written fee quotes with an amount, want 332", n)
 	}
 }
