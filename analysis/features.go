@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"cmp"
 	"regexp"
 	"strconv"
@@ -181,34 +182,34 @@ func (rd *reading) features() []Feature {
 			continue
 		}
 		forEachToken(a, func(tok string, start, end int, _ bool) {
-			fs.add("a:"+tok, 1, a, -1)
+			fs.addJoin(1, a, -1, "a:", tok)
 		})
 	}
 	for _, e := range rd.nameEv {
-		fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
+		fs.addJoin(1, "attachment "+e.snippet, -1, "cue:", e.name)
 	}
 	for _, e := range rd.ev {
 		v := 1.0
 		if e.boilerplate {
 			v = appealDiscount
 		}
-		fs.add("cue:"+e.name, v, e.snippet, e.start)
+		fs.addJoin(v, e.snippet, e.start, "cue:", e.name)
 		if e.start >= 0 && e.start < leadBytes {
-			fs.add("lead:"+e.name, v, e.snippet, e.start)
+			fs.addJoin(v, e.snippet, e.start, "lead:", e.name)
 		}
 	}
 	for _, x := range rd.facts() {
-		fs.add("x:"+x.name, 1, x.span, -1)
+		fs.addJoin(1, x.span, -1, "x:", x.name)
 	}
 	for _, zn := range []struct {
 		name    string
 		present bool
 	}{{"quoted", rd.z.quoted}, {"signature", rd.z.signature}, {"disclaimer", rd.z.disclaimer}, {"portal_footer", rd.z.footer != ""}, {"attached_letter", rd.z.attachedLetter}} {
 		if zn.present {
-			fs.add("z:"+zn.name, 1, "", -1)
+			fs.addJoin(1, "", -1, "z:", zn.name)
 		}
 	}
-	return fs.out
+	return fs.done()
 }
 
 // hasEvidence reports whether a cue matched or an extractor found a fact
@@ -332,11 +333,16 @@ var notEvidence = map[string]bool{"x:short": true, "x:attachment": true, "x:revi
 
 // featureSet collects features deduplicated by name: out in the order
 // names were first added, slots an open-addressing table of indexes into
-// out (+1; 0 is empty) by FNV-1a hash of the name.
+// out (+1; 0 is empty) by FNV-1a hash of the name. The names are kept one
+// after another in names (feature i's at names[ends[i-1]:ends[i]]) and
+// become out's Names, slices of one string, in done: a reply's few hundred
+// names cost one allocation.
 type featureSet struct {
 	out   []Feature
 	slots []int32
-	name  []byte // the name being added
+	names []byte
+	ends  []int32
+	hash  []uint32 // the FNV-1a hash of each name
 }
 
 func newFeatureSet(expect int) *featureSet {
@@ -344,35 +350,50 @@ func newFeatureSet(expect int) *featureSet {
 	for n < 2*expect {
 		n *= 2
 	}
-	return &featureSet{out: make([]Feature, 0, expect), slots: make([]int32, n)}
+	return &featureSet{out: make([]Feature, 0, expect), slots: make([]int32, n),
+		names: make([]byte, 0, 12*expect), ends: make([]int32, 0, expect), hash: make([]uint32, 0, expect)}
 }
 
-func (fs *featureSet) add(name string, v float64, span string, start int) {
-	fs.name = append(fs.name[:0], name...)
-	fs.addName(v, span, start)
-}
-
-// addJoin is add with the name given in parts.
+// addJoin adds the feature named by parts joined, of value v, from span
+// (at start in the agency's text, -1 when it is not a slice of it).
 func (fs *featureSet) addJoin(v float64, span string, start int, parts ...string) {
-	fs.name = fs.name[:0]
 	for _, p := range parts {
-		fs.name = append(fs.name, p...)
+		fs.names = append(fs.names, p...)
 	}
 	fs.addName(v, span, start)
 }
 
-// addName adds the feature named fs.name: a name seen before keeps its
-// first span and the larger value.
+// nameOf returns the name of feature i.
+func (fs *featureSet) nameOf(i int) []byte {
+	from := int32(0)
+	if i > 0 {
+		from = fs.ends[i-1]
+	}
+	return fs.names[from:fs.ends[i]]
+}
+
+// addName adds the feature whose name was just appended to fs.names (after
+// the last feature's): a name seen before keeps its first span and the
+// larger value.
 func (fs *featureSet) addName(v float64, span string, start int) {
+	from := int32(0)
+	if n := len(fs.ends); n > 0 {
+		from = fs.ends[n-1]
+	}
+	name := fs.names[from:]
+	full := fnv1a(name)
 	mask := uint32(len(fs.slots) - 1)
-	h := fnv1a(fs.name) & mask
+	h := full & mask
 	for ; fs.slots[h] != 0; h = (h + 1) & mask {
-		if f := &fs.out[fs.slots[h]-1]; f.Name == string(fs.name) {
-			f.Value = max(f.Value, v)
+		if i := int(fs.slots[h] - 1); fs.hash[i] == full && bytes.Equal(fs.nameOf(i), name) {
+			fs.out[i].Value = max(fs.out[i].Value, v)
+			fs.names = fs.names[:from]
 			return
 		}
 	}
-	fs.out = append(fs.out, Feature{Name: string(fs.name), Value: v, Span: span, Start: start})
+	fs.out = append(fs.out, Feature{Value: v, Span: span, Start: start})
+	fs.ends = append(fs.ends, int32(len(fs.names)))
+	fs.hash = append(fs.hash, full)
 	fs.slots[h] = int32(len(fs.out))
 	if 2*len(fs.out) > len(fs.slots) {
 		fs.grow()
@@ -384,12 +405,23 @@ func (fs *featureSet) grow() {
 	fs.slots = make([]int32, 2*len(fs.slots))
 	mask := uint32(len(fs.slots) - 1)
 	for i := range fs.out {
-		h := fnv1a(fs.out[i].Name) & mask
+		h := fs.hash[i] & mask
 		for fs.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
 		fs.slots[h] = int32(i + 1)
 	}
+}
+
+// done returns the features with their names; fs is not to be used after.
+func (fs *featureSet) done() []Feature {
+	all := string(fs.names)
+	from := int32(0)
+	for i := range fs.out {
+		fs.out[i].Name = all[from:fs.ends[i]]
+		from = fs.ends[i]
+	}
+	return fs.out
 }
 
 func fnv1a[T string | []byte](b T) uint32 {
