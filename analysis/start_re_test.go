@@ -11,7 +11,8 @@ import (
 )
 
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
-// table, the injection rules and the exemption pattern, startRe.findAll
+// table, the injection rules, the exemption pattern and the
+// confidentiality notice's words (disclaimerBodyRe), startRe.findAll
 // returns exactly regexp's FindAllStringIndex on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
 // non-ASCII folds of k and s), and on texts made to hit the \b, fold and
@@ -26,6 +27,12 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		alts = append(alts, ir.re.alts...)
 	}
 	alts = append(alts, exemptionRe.alts...)
+	for _, st := range []startRe{disclaimerBodyRe} {
+		if st.at == nil {
+			t.Fatalf("%s does not run from its prefixes", st.re)
+		}
+		alts = append(alts, alternative{re: st.re, start: st})
+	}
 	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
 		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
 	for _, p := range extra {
