@@ -11,8 +11,9 @@ import (
 )
 
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
-// table, the injection rules, the exemption pattern and the
-// confidentiality notice's words (disclaimerBodyRe), startRe.findAll
+// table, the injection rules, the exemption pattern, the confidentiality
+// notice's words (disclaimerBodyRe) and the referral pattern
+// (referredRe), startRe.findAll
 // returns exactly regexp's FindAllStringIndex on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
 // non-ASCII folds of k and s), and on texts made to hit the \b, fold and
@@ -27,7 +28,7 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		alts = append(alts, ir.re.alts...)
 	}
 	alts = append(alts, exemptionRe.alts...)
-	for _, st := range []startRe{disclaimerBodyRe} {
+	for _, st := range []startRe{disclaimerBodyRe, referredRe} {
 		if st.at == nil {
 			t.Fatalf("%s does not run from its prefixes", st.re)
 		}
@@ -154,5 +155,45 @@ func TestLeadGatesKeepEveryMatch(t *testing.T) {
 				t.Errorf("%s gate lets %q through", tc.name, s)
 			}
 		}
+	}
+}
+
+// TestReferredAgencyAsTheRegexpReads: extractReferredAgency, which finds
+// referredRe's matches from their start literals, names what regexp's
+// FindAllStringSubmatch over the whole text names, on every reply of the
+// project as written.
+func TestReferredAgencyAsTheRegexpReads(t *testing.T) {
+	t.Parallel()
+	real, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := dataset.Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, r := range append(real, written...) {
+		body := normalize(r.Text)
+		want := ""
+		for _, m := range referredRe.re.FindAllStringSubmatch(body, -1) {
+			a := strings.TrimRight(m[1], ".,;: ")
+			for _, suf := range []string{" of", " for", " and", " the", " on", " &"} {
+				a = strings.TrimSuffix(a, suf)
+			}
+			if a != "" && !strings.EqualFold(a, "our") && !strings.EqualFold(a, "us") && !strings.EqualFold(a, "me") {
+				want = a
+				break
+			}
+		}
+		if got := extractReferredAgency(body); got != want {
+			t.Fatalf("%s/%s: got %q, want %q", r.Set, r.Name, got, want)
+		}
+		if want != "" {
+			named++
+		}
+	}
+	if named < 50 {
+		t.Fatalf("only %d replies name an agency: the test reads too little", named)
 	}
 }
