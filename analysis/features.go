@@ -115,8 +115,8 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	rd.body = body
 	lower := asciiLower(body)
 	rd.lower = unwrapLines(lower)
-	rd.lix = newGramIndex(rd.lower)
-	rd.bix = newGramIndex(lower)
+	rd.lix = indexOf(rd.lower, tix)
+	rd.bix = indexOf(lower, tix, rd.lix)
 	rd.fee = extractFeeLower(body, lower, rd.bix)
 	sentences := sentenceSpans(rd.lower)
 	rd.exemptions = extractExemptions(body, rd.lix, sentences)
@@ -148,12 +148,28 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	return rd
 }
 
-// release hands the reading's indexes back for reuse; rd.lix, rd.bix and
-// rd.tix must not be used after.
+// indexOf returns the first of have that indexes text (the same text: a
+// reply without zones, wrapped lines or a subject reads one text three
+// ways), or a new index of it.
+func indexOf(text string, have ...*gramIndex) *gramIndex {
+	for _, ix := range have {
+		if ix != nil && ix.text == text {
+			return ix
+		}
+	}
+	return newGramIndex(text)
+}
+
+// release hands the reading's indexes back for reuse, each once (two of
+// them may be one); rd.lix, rd.bix and rd.tix must not be used after.
 func (rd *reading) release() {
-	rd.lix.release()
-	rd.bix.release()
 	rd.tix.release()
+	if rd.lix != rd.tix {
+		rd.lix.release()
+	}
+	if rd.bix != rd.tix && rd.bix != rd.lix {
+		rd.bix.release()
+	}
 	rd.lix, rd.bix, rd.tix = nil, nil, nil
 }
 
