@@ -750,11 +750,14 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 	if f.atStart != nil {
 		// A branch's start literals hold unless a case-folded one meets
 		// the non-ASCII folds of k or s; so does its gate.
-		folds := f.byBranch && (strings.Contains(lower, "\u017f") || strings.Contains(lower, "\u212a"))
+		folds := (f.byBranch || f.asciiGates) && (strings.Contains(lower, "\u017f") || strings.Contains(lower, "\u212a"))
 		var live []bool
-		if f.byBranch && f.asciiGates && !folds {
+		if f.asciiGates && !folds {
 			if live = f.liveBranches(lower, ix); live == nil {
 				return nil
+			}
+			if !f.byBranch {
+				live = nil
 			}
 		}
 		var pos []int
@@ -825,7 +828,7 @@ func (f fastRe) atStartMatch(s string, trusted bool, live []bool) []int {
 
 // liveBranches returns, for each of f's top-level branches, whether its
 // gate passes on lower (a branch whose gate fails matches nowhere in it),
-// or nil when none does. ix, when not nil, indexes lower. Only for
+// or nil when none does (the pattern matches nowhere in lower). ix, when not nil, indexes lower. Only for
 // asciiGates, and a lower that does not hold the non-ASCII folds of k or
 // s, which the gates' literals miss.
 func (f fastRe) liveBranches(lower string, ix *gramIndex) []bool {
