@@ -86,7 +86,8 @@ func TestContainsFoldIsCaseInsensitiveContains(t *testing.T) {
 	t.Parallel()
 	for _, lit := range []string{"attached c", "[attach", "a", "ab"} {
 		re := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(lit))
-		for _, s := range []string{"", "a", "A", "xAtTaChEd Correspondence", "attached", "[ATTACHMENTS: a.pdf]", "[Attach", "b", "aB", "\u212a ab", "ATTACHED\u00a0C", "attached  c"} {
+		for _, s := range []string{"", "a", "A", "xAtTaChEd Correspondence", "attached", "[ATTACHMENTS: a.pdf]", "[Attach", "b", "aB", "\u212a ab", "ATTACHED\u00a0C", "attached  c",
+			"[", "[x [attac", "x[ATTAC", "[[ATTACH", "[ [ [x] [attacH"} {
 			if got, want := containsFold(s, lit), re.MatchString(s); got != want {
 				t.Errorf("containsFold(%q, %q) = %v, (?i) regexp says %v", s, lit, got, want)
 			}
