@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -352,7 +353,8 @@ var notEvidence = map[string]bool{"x:short": true, "x:attachment": true, "x:revi
 // out (+1; 0 is empty) by FNV-1a hash of the name. The names are kept one
 // after another in names (feature i's at names[ends[i-1]:ends[i]]) and
 // become out's Names, slices of one string, in done: a reply's few hundred
-// names cost one allocation.
+// names cost one allocation. The tables are recycled (featureSets): only
+// out and the names' string are the reply's own.
 type featureSet struct {
 	out   []Feature
 	slots []int32
@@ -361,13 +363,24 @@ type featureSet struct {
 	hash  []uint32 // the FNV-1a hash of each name
 }
 
+// featureSets recycles the tables of done feature sets.
+var featureSets = sync.Pool{New: func() any { return new(featureSet) }}
+
 func newFeatureSet(expect int) *featureSet {
 	n := 64
 	for n < 2*expect {
 		n *= 2
 	}
-	return &featureSet{out: make([]Feature, 0, expect), slots: make([]int32, n),
-		names: make([]byte, 0, 12*expect), ends: make([]int32, 0, expect), hash: make([]uint32, 0, expect)}
+	fs := featureSets.Get().(*featureSet)
+	fs.out = make([]Feature, 0, expect)
+	if cap(fs.slots) < n {
+		fs.slots = make([]int32, n)
+	} else {
+		fs.slots = fs.slots[:n]
+		clear(fs.slots)
+	}
+	fs.names, fs.ends, fs.hash = fs.names[:0], fs.ends[:0], fs.hash[:0]
+	return fs
 }
 
 // addJoin adds the feature named by parts joined, of value v, from span
@@ -429,7 +442,8 @@ func (fs *featureSet) grow() {
 	}
 }
 
-// done returns the features with their names; fs is not to be used after.
+// done returns the features with their names and hands fs's tables back
+// for reuse; fs is not to be used after.
 func (fs *featureSet) done() []Feature {
 	all := string(fs.names)
 	from := int32(0)
@@ -437,7 +451,10 @@ func (fs *featureSet) done() []Feature {
 		fs.out[i].Name = all[from:fs.ends[i]]
 		from = fs.ends[i]
 	}
-	return fs.out
+	out := fs.out
+	fs.out = nil
+	featureSets.Put(fs)
+	return out
 }
 
 func fnv1a[T string | []byte](b T) uint32 {
