@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -447,11 +448,17 @@ func sentenceAround(s string, i, j int) string {
 
 // ---- referred agency ----
 
-var referredRe = regexp.MustCompile(`(?:should (?:go|be sent|be directed|be submitted|be addressed|be made|be filed|be forwarded) (?:directly )?to|(?:please |you may (?:wish to )?|you should |you will need to )(?:contact|reach out to|direct your request to|submit your request to|send your request to|file your request with)|(?:forwarded|referred|transferred|redirected) (?:your request |this request |the request |it )?to|custodian (?:of (?:these|those|the|such) records )?is|(?:maintained|held|kept) by) (?:the )?([\w.+-]+@[\w-]+\.[\w.]+|[A-Z][\w'&-]*(?: (?:of|for|and|the|on|&|[A-Z][\w'&-]*))*)`)
+// referredRe finds where a reply points elsewhere and the agency (or
+// address) it names (group 1); run from the literals its matches start
+// with.
+var referredRe = newStartRe(regexp.MustCompile(`(?:should (?:go|be sent|be directed|be submitted|be addressed|be made|be filed|be forwarded) (?:directly )?to|(?:please |you may (?:wish to )?|you should |you will need to )(?:contact|reach out to|direct your request to|submit your request to|send your request to|file your request with)|(?:forwarded|referred|transferred|redirected) (?:your request |this request |the request |it )?to|custodian (?:of (?:these|those|the|such) records )?is|(?:maintained|held|kept) by) (?:the )?([\w.+-]+@[\w-]+\.[\w.]+|[A-Z][\w'&-]*(?: (?:of|for|and|the|on|&|[A-Z][\w'&-]*))*)`))
 
 // extractReferredAgency names the agency (or address) the reply points to.
 func extractReferredAgency(body string) string {
-	for _, m := range referredRe.FindAllStringSubmatch(body, -1) {
+	for _, at := range referredRe.findAll(body, math.MaxInt) {
+		// The pattern has no assertions: its submatches on the match
+		// alone are those of the match in body.
+		m := referredRe.re.FindStringSubmatch(body[at[0]:at[1]])
 		a := strings.TrimRight(m[1], ".,;: ")
 		for _, suf := range []string{" of", " for", " and", " the", " on", " &"} {
 			a = strings.TrimSuffix(a, suf)

@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"bytes"
 	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -115,8 +117,8 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	rd.body = body
 	lower := asciiLower(body)
 	rd.lower = unwrapLines(lower)
-	rd.lix = newGramIndex(rd.lower)
-	rd.bix = newGramIndex(lower)
+	rd.lix = indexOf(rd.lower, tix)
+	rd.bix = indexOf(lower, tix, rd.lix)
 	rd.fee = extractFeeLower(body, lower, rd.bix)
 	sentences := sentenceSpans(rd.lower)
 	rd.exemptions = extractExemptions(body, rd.lix, sentences)
@@ -148,12 +150,28 @@ func read(reply workflow.Reply, text string, tix *gramIndex, subjectBytes int) r
 	return rd
 }
 
-// release hands the reading's indexes back for reuse; rd.lix, rd.bix and
-// rd.tix must not be used after.
+// indexOf returns the first of have that indexes text (the same text: a
+// reply without zones, wrapped lines or a subject reads one text three
+// ways), or a new index of it.
+func indexOf(text string, have ...*gramIndex) *gramIndex {
+	for _, ix := range have {
+		if ix != nil && ix.text == text {
+			return ix
+		}
+	}
+	return newGramIndex(text)
+}
+
+// release hands the reading's indexes back for reuse, each once (two of
+// them may be one); rd.lix, rd.bix and rd.tix must not be used after.
 func (rd *reading) release() {
-	rd.lix.release()
-	rd.bix.release()
 	rd.tix.release()
+	if rd.lix != rd.tix {
+		rd.lix.release()
+	}
+	if rd.bix != rd.tix && rd.bix != rd.lix {
+		rd.bix.release()
+	}
 	rd.lix, rd.bix, rd.tix = nil, nil, nil
 }
 
@@ -182,34 +200,34 @@ func (rd *reading) features() []Feature {
 			continue
 		}
 		forEachToken(a, func(tok string, start, end int, _ bool) {
-			fs.add("a:"+tok, 1, a, -1)
+			fs.addJoin(1, a, -1, "a:", tok)
 		})
 	}
 	for _, e := range rd.nameEv {
-		fs.add("cue:"+e.name, 1, "attachment "+e.snippet, -1)
+		fs.addJoin(1, "attachment "+e.snippet, -1, "cue:", e.name)
 	}
 	for _, e := range rd.ev {
 		v := 1.0
 		if e.boilerplate {
 			v = appealDiscount
 		}
-		fs.add("cue:"+e.name, v, e.snippet, e.start)
+		fs.addJoin(v, e.snippet, e.start, "cue:", e.name)
 		if e.start >= 0 && e.start < leadBytes {
-			fs.add("lead:"+e.name, v, e.snippet, e.start)
+			fs.addJoin(v, e.snippet, e.start, "lead:", e.name)
 		}
 	}
 	for _, x := range rd.facts() {
-		fs.add("x:"+x.name, 1, x.span, -1)
+		fs.addJoin(1, x.span, -1, "x:", x.name)
 	}
 	for _, zn := range []struct {
 		name    string
 		present bool
 	}{{"quoted", rd.z.quoted}, {"signature", rd.z.signature}, {"disclaimer", rd.z.disclaimer}, {"portal_footer", rd.z.footer != ""}, {"attached_letter", rd.z.attachedLetter}} {
 		if zn.present {
-			fs.add("z:"+zn.name, 1, "", -1)
+			fs.addJoin(1, "", -1, "z:", zn.name)
 		}
 	}
-	return fs.out
+	return fs.done()
 }
 
 // hasEvidence reports whether a cue matched or an extractor found a fact
@@ -333,47 +351,79 @@ var notEvidence = map[string]bool{"x:short": true, "x:attachment": true, "x:revi
 
 // featureSet collects features deduplicated by name: out in the order
 // names were first added, slots an open-addressing table of indexes into
-// out (+1; 0 is empty) by FNV-1a hash of the name.
+// out (+1; 0 is empty) by FNV-1a hash of the name. The names are kept one
+// after another in names (feature i's at names[ends[i-1]:ends[i]]) and
+// become out's Names, slices of one string, in done: a reply's few hundred
+// names cost one allocation. The tables are recycled (featureSets): only
+// out and the names' string are the reply's own.
 type featureSet struct {
 	out   []Feature
 	slots []int32
-	name  []byte // the name being added
+	names []byte
+	ends  []int32
+	hash  []uint32 // the FNV-1a hash of each name
 }
+
+// featureSets recycles the tables of done feature sets.
+var featureSets = sync.Pool{New: func() any { return new(featureSet) }}
 
 func newFeatureSet(expect int) *featureSet {
 	n := 64
 	for n < 2*expect {
 		n *= 2
 	}
-	return &featureSet{out: make([]Feature, 0, expect), slots: make([]int32, n)}
+	fs := featureSets.Get().(*featureSet)
+	fs.out = make([]Feature, 0, expect)
+	if cap(fs.slots) < n {
+		fs.slots = make([]int32, n)
+	} else {
+		fs.slots = fs.slots[:n]
+		clear(fs.slots)
+	}
+	fs.names, fs.ends, fs.hash = fs.names[:0], fs.ends[:0], fs.hash[:0]
+	return fs
 }
 
-func (fs *featureSet) add(name string, v float64, span string, start int) {
-	fs.name = append(fs.name[:0], name...)
-	fs.addName(v, span, start)
-}
-
-// addJoin is add with the name given in parts.
+// addJoin adds the feature named by parts joined, of value v, from span
+// (at start in the agency's text, -1 when it is not a slice of it).
 func (fs *featureSet) addJoin(v float64, span string, start int, parts ...string) {
-	fs.name = fs.name[:0]
 	for _, p := range parts {
-		fs.name = append(fs.name, p...)
+		fs.names = append(fs.names, p...)
 	}
 	fs.addName(v, span, start)
 }
 
-// addName adds the feature named fs.name: a name seen before keeps its
-// first span and the larger value.
+// nameOf returns the name of feature i.
+func (fs *featureSet) nameOf(i int) []byte {
+	from := int32(0)
+	if i > 0 {
+		from = fs.ends[i-1]
+	}
+	return fs.names[from:fs.ends[i]]
+}
+
+// addName adds the feature whose name was just appended to fs.names (after
+// the last feature's): a name seen before keeps its first span and the
+// larger value.
 func (fs *featureSet) addName(v float64, span string, start int) {
+	from := int32(0)
+	if n := len(fs.ends); n > 0 {
+		from = fs.ends[n-1]
+	}
+	name := fs.names[from:]
+	full := fnv1a(name)
 	mask := uint32(len(fs.slots) - 1)
-	h := fnv1a(fs.name) & mask
+	h := full & mask
 	for ; fs.slots[h] != 0; h = (h + 1) & mask {
-		if f := &fs.out[fs.slots[h]-1]; f.Name == string(fs.name) {
-			f.Value = max(f.Value, v)
+		if i := int(fs.slots[h] - 1); fs.hash[i] == full && bytes.Equal(fs.nameOf(i), name) {
+			fs.out[i].Value = max(fs.out[i].Value, v)
+			fs.names = fs.names[:from]
 			return
 		}
 	}
-	fs.out = append(fs.out, Feature{Name: string(fs.name), Value: v, Span: span, Start: start})
+	fs.out = append(fs.out, Feature{Value: v, Span: span, Start: start})
+	fs.ends = append(fs.ends, int32(len(fs.names)))
+	fs.hash = append(fs.hash, full)
 	fs.slots[h] = int32(len(fs.out))
 	if 2*len(fs.out) > len(fs.slots) {
 		fs.grow()
@@ -385,12 +435,27 @@ func (fs *featureSet) grow() {
 	fs.slots = make([]int32, 2*len(fs.slots))
 	mask := uint32(len(fs.slots) - 1)
 	for i := range fs.out {
-		h := fnv1a(fs.out[i].Name) & mask
+		h := fs.hash[i] & mask
 		for fs.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
 		fs.slots[h] = int32(i + 1)
 	}
+}
+
+// done returns the features with their names and hands fs's tables back
+// for reuse; fs is not to be used after.
+func (fs *featureSet) done() []Feature {
+	all := string(fs.names)
+	from := int32(0)
+	for i := range fs.out {
+		fs.out[i].Name = all[from:fs.ends[i]]
+		from = fs.ends[i]
+	}
+	out := fs.out
+	fs.out = nil
+	featureSets.Put(fs)
+	return out
 }
 
 func fnv1a[T string | []byte](b T) uint32 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/foiaflow/foiaflow/workflow"
@@ -294,14 +295,20 @@ func rankProbs(p []float64) (int, int) {
 
 // describeContributions lists the evidence for the reviewer: each feature
 // that pushed the winner over the runner-up, with the text it came from.
+// Each line is what fmt.Sprintf("%+.2f %s over %s %s: %q", …) writes,
+// spelt out with strconv (the ": %q" only for a feature with a span).
 func describeContributions(cs []Contribution, top, second workflow.Class) []string {
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
-		span := ""
-		if c.Feature.Span != "" {
-			span = fmt.Sprintf(": %q", clip(c.Feature.Span, 70))
+		w := strconv.FormatFloat(c.Weight, 'f', 2, 64)
+		if w[0] != '+' && w[0] != '-' {
+			w = "+" + w // as %+.2f signs it ("+NaN" too)
 		}
-		out = append(out, fmt.Sprintf("%+.2f %s over %s %s%s", c.Weight, top, second, c.Feature.Name, span))
+		line := w + " " + string(top) + " over " + string(second) + " " + c.Feature.Name
+		if c.Feature.Span != "" {
+			line += ": " + strconv.Quote(clip(c.Feature.Span, 70))
+		}
+		out = append(out, line)
 	}
 	return out
 }

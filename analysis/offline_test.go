@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -884,5 +886,28 @@ func TestDeadlineCueCountsCharacters(t *testing.T) {
 	a := analyze(t, "The decision is now due, once we consult Ngāi Tahu and Rūnanga 14 March 2025.")
 	if a.Deadline == nil || !a.Deadline.Equal(time.Date(2025, 3, 14, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("deadline %v, want 2025-03-14\n%s", a.Deadline, strings.Join(a.Reasons, "\n"))
+	}
+}
+
+// TestDescribeContributionsAsSprintf: describeContributions writes what
+// fmt.Sprintf("%+.2f %s over %s %s: %q") writes, for every sign, size and
+// non-finite weight and spans needing quotes, escapes and clipping.
+func TestDescribeContributionsAsSprintf(t *testing.T) {
+	weights := []float64{0, 0.004, 0.005, 0.015, 1, 2.675, 123456.789, 1e21, -0.0, -1.5, math.Inf(1), math.Inf(-1), math.NaN()}
+	spans := []string{"", "fee of $25", `he said "no"`, "tab\there", "caf\u00e9 \u2014 \u00a7 7(a)", "bad \xff byte", strings.Repeat("word ", 30)}
+	var cs []Contribution
+	for i, w := range weights {
+		cs = append(cs, Contribution{Feature: Feature{Name: "w:x", Span: spans[i%len(spans)], Start: -1}, Weight: w})
+	}
+	got := describeContributions(cs, workflow.ClassFeeQuote, workflow.ClassDenial)
+	for i, c := range cs {
+		span := ""
+		if c.Feature.Span != "" {
+			span = fmt.Sprintf(": %q", clip(c.Feature.Span, 70))
+		}
+		want := fmt.Sprintf("%+.2f %s over %s %s%s", c.Weight, workflow.ClassFeeQuote, workflow.ClassDenial, c.Feature.Name, span)
+		if got[i] != want {
+			t.Errorf("weight %v span %q: got %q, want %q", c.Weight, c.Feature.Span, got[i], want)
+		}
 	}
 }

@@ -29,6 +29,11 @@ type fastRe struct {
 	// byBranch: atStart's match is found branch by branch (atStartMatch):
 	// the pattern has several top-level branches, each with start literals.
 	byBranch bool
+	// asciiGates: every literal of the branches' gates is ASCII (lower
+	// case, as requiredLiterals spells them), so a gate that fails on a
+	// lower-cased text without the non-ASCII folds of k and s rules its
+	// branch out there (liveBranches).
+	asciiGates bool
 	// win is how far around a key occurrence a match may extend: window, or
 	// the pattern's maximum match length in bytes when that is smaller (a
 	// match of at most win bytes containing the key at p lies in
@@ -78,8 +83,14 @@ func newFastRe(re *regexp.Regexp) fastRe {
 			f.prefix, f.prefixWordB = pre, wb
 			f.atStart = regexp.MustCompile(`^(?:` + re.String() + `)`)
 			f.byBranch = len(f.alts) > 1
+			f.asciiGates = true
 			for _, a := range f.alts {
 				f.byBranch = f.byBranch && a.start.at != nil
+				for _, set := range a.gate {
+					for _, l := range set {
+						f.asciiGates = f.asciiGates && isLowerASCII(l.s)
+					}
+				}
 			}
 		}
 	}
@@ -737,6 +748,18 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 	}
 	var out [][]int
 	if f.atStart != nil {
+		// A branch's start literals hold unless a case-folded one meets
+		// the non-ASCII folds of k or s; so does its gate.
+		folds := (f.byBranch || f.asciiGates) && (strings.Contains(lower, "\u017f") || strings.Contains(lower, "\u212a"))
+		var live []bool
+		if f.asciiGates && !folds {
+			if live = f.liveBranches(lower, ix); live == nil {
+				return nil
+			}
+			if !f.byBranch {
+				live = nil
+			}
+		}
 		var pos []int
 		for _, k := range f.prefix {
 			if ix != nil {
@@ -746,9 +769,7 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 			pos = offsets(lower, k, pos)
 		}
 		sort.Ints(pos)
-		// A branch's start literals hold unless a case-folded one meets
-		// the non-ASCII folds of k or s.
-		trusted := f.byBranch && len(pos) > 0 && !strings.Contains(lower, "\u017f") && !strings.Contains(lower, "\u212a")
+		trusted := f.byBranch && !folds
 		last := -1
 		for _, p := range pos {
 			if p < last || (p > 0 && pos[0] >= 0 && f.prefixWordB && isWordByte(lower[p-1])) {
@@ -761,7 +782,7 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 				_, h := sepBounds(lower, p, f.seps)
 				end = min(end, h)
 			}
-			if m := f.atStartMatch(lower[p:end], trusted); m != nil {
+			if m := f.atStartMatch(lower[p:end], trusted, live); m != nil {
 				out = append(out, []int{p, p + m[1]})
 				last = p + max(m[1], 1)
 				if len(out) >= n {
@@ -786,14 +807,16 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 // match of the first of the pattern's top-level branches, in order, that
 // matches at the start of s (the regexp's leftmost-first preference), each
 // branch running alone on a small program and, when trusted, only where one
-// of its start literals begins s.
-func (f fastRe) atStartMatch(s string, trusted bool) []int {
+// of its start literals begins s. live, when not nil, marks the branches
+// that can match in the text s starts in (liveBranches); the others are
+// not run.
+func (f fastRe) atStartMatch(s string, trusted bool, live []bool) []int {
 	if !f.byBranch {
 		return f.atStart.FindStringIndex(s)
 	}
 	for i := range f.alts {
 		st := &f.alts[i].start
-		if trusted && (st.first[s[0]] == 0 || !st.hasPrefixAt(s, 0)) {
+		if live != nil && !live[i] || trusted && (st.first[s[0]] == 0 || !st.hasPrefixAt(s, 0)) {
 			continue
 		}
 		if m := st.at.FindStringIndex(s); m != nil {
@@ -801,6 +824,24 @@ func (f fastRe) atStartMatch(s string, trusted bool) []int {
 		}
 	}
 	return nil
+}
+
+// liveBranches returns, for each of f's top-level branches, whether its
+// gate passes on lower (a branch whose gate fails matches nowhere in it),
+// or nil when none does (the pattern matches nowhere in lower). ix, when not nil, indexes lower. Only for
+// asciiGates, and a lower that does not hold the non-ASCII folds of k or
+// s, which the gates' literals miss.
+func (f fastRe) liveBranches(lower string, ix *gramIndex) []bool {
+	live := make([]bool, len(f.alts))
+	any := false
+	for i := range f.alts {
+		live[i] = f.alts[i].passes(lower, ix, 0, nil)
+		any = any || live[i]
+	}
+	if !any {
+		return nil
+	}
+	return live
 }
 
 // findAllInWindow is f.re.FindAllStringIndex(s, n) computed from the

@@ -126,7 +126,7 @@ func TestAtStartByBranch(t *testing.T) {
 					}
 					p := off + i
 					in := lower[p:min(len(lower), p+f.atLimit)]
-					if got, want := f.atStartMatch(in, trusted), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
+					if got, want := f.atStartMatch(in, trusted, nil), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s at %.60q: got %v want %v", f.re, in, got, want)
 					}
 					n++
@@ -137,6 +137,68 @@ func TestAtStartByBranch(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no pattern matched by branch")
+	}
+}
+
+// TestLiveBranchesKeepEveryMatch: a branch liveBranches rules out (of a
+// pattern run from its start literals) has no match in the text, on all the
+// real replies and on the agency replies shuffled (boundTexts); on the
+// latter, findAllIn, which skips the branches ruled out, finds what
+// regexp's FindAllStringIndex finds.
+func TestLiveBranchesKeepEveryMatch(t *testing.T) {
+	t.Parallel()
+	var fs []fastRe
+	for _, c := range constraintRules {
+		fs = append(fs, c.re)
+	}
+	for _, r := range injectionRules {
+		fs = append(fs, r.re)
+	}
+	for _, r := range rules {
+		fs = append(fs, r.fr)
+	}
+	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+	texts := boundTexts(t)
+	bound := len(texts)
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replies {
+		texts = append(texts, normalize(r.Text))
+	}
+	out, n := 0, 0
+	for k, s := range texts {
+		lower := asciiLower(s)
+		if strings.Contains(lower, "\u017f") || strings.Contains(lower, "\u212a") {
+			continue
+		}
+		ix := newGramIndex(lower)
+		for _, f := range fs {
+			if f.atStart == nil || !f.asciiGates {
+				continue
+			}
+			n++
+			live := f.liveBranches(lower, ix)
+			for i, a := range f.alts {
+				if (live == nil || !live[i]) && a.re.MatchString(lower) {
+					t.Fatalf("%s: branch %s ruled out but matches %.80q", f.re, a.re, lower)
+				}
+				if live == nil || !live[i] {
+					out++
+				}
+			}
+			if k >= bound {
+				continue
+			}
+			if got, want := f.findAllIn(ix, -1), f.re.FindAllStringIndex(lower, -1); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s on %.80q: got %v want %v", f.re, lower, got, want)
+			}
+		}
+		ix.release()
+	}
+	if out == 0 {
+		t.Fatalf("no branch ruled out in %d pattern readings", n)
 	}
 }
 

@@ -342,6 +342,14 @@ func asciiEqualFold(a, l string) bool {
 func containsFold(s, lit string) bool {
 	c0, u0 := lit[0], upperASCII(lit[0])
 	for i := 0; i+len(lit) <= len(s); i++ {
+		if c0 == u0 {
+			// A first byte without case ("[attach"): go to where it is.
+			j := strings.IndexByte(s[i:len(s)-len(lit)+1], c0)
+			if j < 0 {
+				return false
+			}
+			i += j
+		}
 		if (s[i] == c0 || s[i] == u0) && asciiEqualFold(s[i:i+len(lit)], lit) {
 			return true
 		}

@@ -11,7 +11,9 @@ import (
 )
 
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
-// table, the injection rules and the exemption pattern, startRe.findAll
+// table, the injection rules, the exemption pattern, the confidentiality
+// notice's words (disclaimerBodyRe) and the referral pattern
+// (referredRe), startRe.findAll
 // returns exactly regexp's FindAllStringIndex on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
 // non-ASCII folds of k and s), and on texts made to hit the \b, fold and
@@ -26,6 +28,12 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		alts = append(alts, ir.re.alts...)
 	}
 	alts = append(alts, exemptionRe.alts...)
+	for _, st := range []startRe{disclaimerBodyRe, referredRe} {
+		if st.at == nil {
+			t.Fatalf("%s does not run from its prefixes", st.re)
+		}
+		alts = append(alts, alternative{re: st.re, start: st})
+	}
 	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
 		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
 	for _, p := range extra {
@@ -78,7 +86,8 @@ func TestContainsFoldIsCaseInsensitiveContains(t *testing.T) {
 	t.Parallel()
 	for _, lit := range []string{"attached c", "[attach", "a", "ab"} {
 		re := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(lit))
-		for _, s := range []string{"", "a", "A", "xAtTaChEd Correspondence", "attached", "[ATTACHMENTS: a.pdf]", "[Attach", "b", "aB", "\u212a ab", "ATTACHED\u00a0C", "attached  c"} {
+		for _, s := range []string{"", "a", "A", "xAtTaChEd Correspondence", "attached", "[ATTACHMENTS: a.pdf]", "[Attach", "b", "aB", "\u212a ab", "ATTACHED\u00a0C", "attached  c",
+			"[", "[x [attac", "x[ATTAC", "[[ATTACH", "[ [ [x] [attacH"} {
 			if got, want := containsFold(s, lit), re.MatchString(s); got != want {
 				t.Errorf("containsFold(%q, %q) = %v, (?i) regexp says %v", s, lit, got, want)
 			}
@@ -147,5 +156,45 @@ func TestLeadGatesKeepEveryMatch(t *testing.T) {
 				t.Errorf("%s gate lets %q through", tc.name, s)
 			}
 		}
+	}
+}
+
+// TestReferredAgencyAsTheRegexpReads: extractReferredAgency, which finds
+// referredRe's matches from their start literals, names what regexp's
+// FindAllStringSubmatch over the whole text names, on every reply of the
+// project as written.
+func TestReferredAgencyAsTheRegexpReads(t *testing.T) {
+	t.Parallel()
+	real, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := dataset.Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, r := range append(real, written...) {
+		body := normalize(r.Text)
+		want := ""
+		for _, m := range referredRe.re.FindAllStringSubmatch(body, -1) {
+			a := strings.TrimRight(m[1], ".,;: ")
+			for _, suf := range []string{" of", " for", " and", " the", " on", " &"} {
+				a = strings.TrimSuffix(a, suf)
+			}
+			if a != "" && !strings.EqualFold(a, "our") && !strings.EqualFold(a, "us") && !strings.EqualFold(a, "me") {
+				want = a
+				break
+			}
+		}
+		if got := extractReferredAgency(body); got != want {
+			t.Fatalf("%s/%s: got %q, want %q", r.Set, r.Name, got, want)
+		}
+		if want != "" {
+			named++
+		}
+	}
+	if named < 50 {
+		t.Fatalf("only %d replies name an agency: the test reads too little", named)
 	}
 }

@@ -44,8 +44,9 @@ var (
 
 	// noticeLineRe: a line that belongs to a confidentiality notice.
 	noticeLineRe = regexp.MustCompile(`\b(warning|notice|confidential\w*|privileged|disclaimer|intended|recipient|this (e-?mail|message|communication|transmission))\b`)
-	// disclaimerBodyRe: words found only in a confidentiality notice.
-	disclaimerBodyRe = regexp.MustCompile(`\b(not the intended (recipient|addressee)|for the (sole |exclusive )?use of the (intended )?(recipient|addressee|individual|person|entity)|(received|receive) this (e-?mail|message|communication|transmission|electronic mail)( message)? (in|by) (error|mistake))`)
+	// disclaimerBodyRe: words found only in a confidentiality notice (run
+	// from the literals its matches start with).
+	disclaimerBodyRe = newStartRe(regexp.MustCompile(`\b(not the intended (recipient|addressee)|for the (sole |exclusive )?use of the (intended )?(recipient|addressee|individual|person|entity)|(received|receive) this (e-?mail|message|communication|transmission|electronic mail)( message)? (in|by) (error|mistake))`))
 
 	portalFooterRe = fre(`(?i)^[\s-]*please respond above this line|^\s*to (monitor|track|view|check) the (progress|status)[^.]{0,80}(log ?in|sign ?in|visit|click|go to)|auto-?generated (e-?mail|message)|unmonitored (e-?mail|mailbox|account)|^\s*(please )?do not (reply|respond) (to|directly to) this (e-?mail|message)`)
 
@@ -167,7 +168,8 @@ func split(norm string, ix *gramIndex) zones {
 			}
 			if j > i {
 				para := strings.Join(lowers[i:j], " ")
-				if m := disclaimerBodyRe.FindStringIndex(para); m != nil {
+				if ms := disclaimerBodyRe.findAll(para, 1); ms != nil {
+					m := ms[0]
 					k, off := i, 0
 					for k+1 < j && off+len(lowers[k])+1 <= m[0] {
 						off += len(lowers[k]) + 1
