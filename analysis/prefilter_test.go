@@ -96,9 +96,10 @@ func TestShrunkWindowsUnchanged(t *testing.T) {
 	}
 }
 
-// TestAtStartByBranch: a pattern's anchored match found branch by branch
-// is the whole pattern's, at every start its prefix literals offer.
-func TestAtStartByBranch(t *testing.T) {
+// startPatterns are the fastRe patterns the tests of anchored runs check:
+// the cue table's, the constraints', the injection filter's and the
+// extractors' that may run from their start literals.
+func startPatterns() []fastRe {
 	var fs []fastRe
 	for _, r := range rules {
 		fs = append(fs, r.fr)
@@ -109,7 +110,13 @@ func TestAtStartByBranch(t *testing.T) {
 	for _, r := range injectionRules {
 		fs = append(fs, r.re)
 	}
-	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+	return append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+}
+
+// TestAtStartByBranch: a pattern's anchored match found branch by branch
+// is the whole pattern's, at every start its prefix literals offer.
+func TestAtStartByBranch(t *testing.T) {
+	fs := startPatterns()
 	n := 0
 	for _, s := range append(boundTexts(t), "records were purged per the ſchedule; Kase files destroyed") {
 		lower := asciiLower(s)
@@ -147,17 +154,7 @@ func TestAtStartByBranch(t *testing.T) {
 // regexp's FindAllStringIndex finds.
 func TestLiveBranchesKeepEveryMatch(t *testing.T) {
 	t.Parallel()
-	var fs []fastRe
-	for _, c := range constraintRules {
-		fs = append(fs, c.re)
-	}
-	for _, r := range injectionRules {
-		fs = append(fs, r.re)
-	}
-	for _, r := range rules {
-		fs = append(fs, r.fr)
-	}
-	fs = append(fs, urlRe, trackingLabeledRe, dateMDY, hostileRe, negativeRe, positiveRe, downloadPhraseRe, lateRe, reviewRightsRe, waiverRe)
+	fs := startPatterns()
 	texts := boundTexts(t)
 	bound := len(texts)
 	replies, err := dataset.AllReplies()
