@@ -330,7 +330,7 @@ var rules = []rule{
 	r(cExt, 2.0, "ext.cannot_meet_deadline", `not in a position to (reply|respond|answer) within|(will not|won't|cannot|can't|are unable to|not be able to) (be able to )?(meet|make|respond (to you )?within|reply within|provide (you with )?(a|our|the) (response|reply|information) (within|by))|(taking|take) (us )?(longer|into next week|a little longer|more time)|\b(is|are|am|was|were|been|be) (unable|not able) to (complete|process|respond to|fulfil|fulfill|finish|finali[sz]e) [^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (respond|reply|complete|provide)[^.]{0,40}\bwithin (the )?(statutory|required|legal|allotted|\d+|ten|twenty|five)\b|\b(have|has) not (yet )?been able to (complete|finali[sz]e|finish) (our|the|your|a) (response|reply|request)\b`),
 	r(cExt, 2.0, "ext.agree_extension", `(agree|consent) to (an |the )?(extension|extend)|(please|kindly) (agree|confirm)[^.]{0,40}(extension|extend|until|new (date|deadline))`),
 	r(cExt, 1.5, "ext.third_party_consultation", `consult(ation|ing)? with (a |the )?(third part(y|ies)|other (agencies|bodies|parties|departments))|third[- ]party (consultation|notification)|coordination with other (government )?agencies`),
-	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|\b(decision|response|reply|determination) (is|will) now (be )?due\b|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
+	r(cExt, 1.5, "ext.new_deadline", `(new|revised|extended|amended) (deadline|due date|response date|target date|timescale)|\b(a |the |our )?(decision|determination) (is|will) now (be )?due\b|(response|reply|information|records) (will be|should be) (provided|sent|available|ready) (by|no later than|on or before)`),
 	r(cExt, 2.5, "ext.adjust_date", `\b(adjust|change|move|push|revise|update|extend)\b[^.!?\n]{0,30}\b(estimated|completion|due|response) date|\b(due|completion|response) date\b[^.!?\n]{0,40}\b(has been|was|is being) (changed|extended|moved|updated|revised|adjusted|pushed)\b`),
 
 	// FEE_QUOTE
@@ -502,11 +502,11 @@ var rules = []rule{
 
 	// PORTAL_REDIRECT
 	r(cPort, 3.0, "portal.submit_via", `(submit|file|make|enter|place|resubmit)( a| your| an| the)?( new| open| public)?( \w+)?( records?)? requests? (through|via|using|on|in|at|online through) (the|our|this) [^.]{0,40}(portal|system|website|online|center|link|web ?site)|requests?( for [^.]{0,40}?)? (must|need to|should|can only) be (submitted|made|filed|entered) (online|(through|via|using|on|at|in) (the |our |this |its |an? )?([\w'-]+ ){0,3}(portal|system|website|web ?site|online|form|center|centre|link|nextrequest|govqa|justfoia))|(only|no longer) accept[^.]{0,30}(through|via|portal|online)`),
-	// The website the request came through, named as a channel not to use
-	// ("please do not send identification through the website you used to
-	// make your request"), sends no request anywhere.
+	// The website the request came through ("the website you used to make
+	// your request"), or a website named as a channel not to use ("do not
+	// send identification through the website"), sends no request anywhere.
 	except(r(cPort, 2.5, "portal.new_request_link", `(link|portal|website)[^.]{0,60}(make|submit|file|create|open)( a| an)?( new)?( \w+)?( records?)? (request|account)|create an account|request (a )?temporary password|login id|user ?name and password`),
-		`\bused to (make|submit|file|send|lodge)\b|\b(do not|don't|please don't|should not|need not) (send|upload|submit|post|attach)\b`),
+		`\b(website|portal|site|platform) (that )?((you|we) )?used to (make|submit|file|send|lodge)\b|\b(do not|don't|should not|need not) (send|upload|submit|post|attach)\b[^.;:,]{0,60}\b(to|through|via|on|using) (the|this|that) (website|portal|site|platform)\b`),
 	r(cPort, 2.5, "portal.login", `(log ?in|sign ?in|logging in|register|registering|registered)( to| with| into| at| on)? (the|our|your) [^.]{0,40}(portal|center|system|account)`),
 	r(cPort, 1.5, "portal.track", `track (the )?(progress|status) of (your|this|the) request|(public|open) records (portal|center)|records request (portal|center)|online portal`),
 	r(cPort, 1.0, "portal.use_link", `(use|utilize|go to|click|visit) the (below |above |following )?(link|portal|url|website)`),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -694,48 +693,51 @@ var germanWords = map[string]bool{
 	"uns": true, "auch": true, "oder": true, "als": true, "nach": true, "zur": true,
 }
 
-// foreignWords are function words of the other languages replies come in
-// (German and Dutch, the Romance languages, Albanian, the Slavic
-// languages, the Scandinavian languages, Romanian, Hungarian, Turkish):
-// one of them in a terse reply is enough to doubt it is English
-// (foreignWord). A few are also in English names ("Des Moines", "Los
-// Angeles"); a terse English reply holding one stays unread, as before,
-// which is the safe side. Words English shares ("in", "a", "do",
-// "no", "die", "care") and those that are also US state, title or unit
-// abbreviations ("de", "la", "il", "al", "az", "se", "vi", "det", "et")
-// are left out.
+// foreignWords are function words and letter formulas of the other
+// languages replies come in (German and Dutch, the Romance languages,
+// Albanian, the Slavic languages, the Scandinavian languages, Romanian,
+// Hungarian, Turkish, Indonesian): one of them in a terse reply is enough
+// to doubt it is English (foreignWord). Words English notes hold too are
+// left out: English words ("in", "a", "do", "no", "die", "care", "met"),
+// abbreviations and codes ("de", "la", "il", "az", "se", "vi", "det", "et",
+// "ein", "din", "dos", "mit", "att", "para", "o", "y") and names' parts
+// ("Los", "Las", "Des", "Van").
 var foreignWords = map[string]bool{
 	// German, Dutch
-	"und": true, "nicht": true, "ist": true, "wir": true, "sie": true, "mit": true, "für": true,
-	"dem": true, "ein": true, "eine": true, "einer": true, "zu": true, "von": true, "auf": true,
-	"ich": true, "wird": true, "werden": true, "sind": true, "ihre": true, "ihnen": true,
-	"ihr": true, "auch": true, "oder": true, "nach": true, "zur": true, "der": true,
-	"sehr": true, "geehrte": true, "geehrter": true, "het": true, "een": true, "niet": true,
-	"zijn": true, "voor": true, "wij": true, "naar": true, "bij": true, "ook": true,
-	"wordt": true, "worden": true,
-	// French, Spanish, Portuguese, Italian, Romanian
-	"les": true, "des": true, "du": true, "pour": true, "dans": true, "avec": true,
-	"nous": true, "vous": true, "pas": true, "je": true, "votre": true, "sur": true, "au": true,
-	"aux": true, "une": true, "ce": true, "qui": true, "los": true, "las": true, "que": true,
-	"y": true, "en": true, "con": true, "por": true, "para": true, "una": true, "es": true,
-	"su": true, "sus": true, "lo": true, "como": true, "este": true, "esta": true, "o": true,
-	"os": true, "em": true, "não": true, "uma": true, "ao": true, "dos": true, "é": true,
-	"à": true, "di": true, "che": true, "della": true, "sono": true, "și": true, "în": true,
-	"cu": true, "pe": true, "nu": true, "din": true, "pentru": true,
-	// Albanian, Polish, Czech, Croatian, Serbian, Bosnian, Slovene
+	"und": true, "nicht": true, "ist": true, "wir": true, "sie": true, "für": true,
+	"eine": true, "einer": true, "zu": true, "von": true, "auf": true, "ich": true,
+	"wird": true, "werden": true, "sind": true, "ihre": true, "ihnen": true, "ihr": true,
+	"auch": true, "oder": true, "nach": true, "zur": true, "der": true, "sehr": true,
+	"geehrte": true, "geehrter": true, "guten": true, "anbei": true, "gemäß": true,
+	"het": true, "een": true, "niet": true, "zijn": true, "voor": true, "wij": true,
+	"naar": true, "bij": true, "ook": true, "wordt": true, "worden": true, "geachte": true,
+	"groet": true, "vriendelijke": true, "bijgaand": true,
+	// French, Spanish, Portuguese, Italian, Catalan, Romanian
+	"les": true, "du": true, "pour": true, "dans": true, "avec": true, "nous": true,
+	"vous": true, "pas": true, "je": true, "votre": true, "sur": true, "aux": true,
+	"une": true, "ce": true, "qui": true, "cordialement": true, "que": true, "en": true,
+	"por": true, "una": true, "es": true, "sus": true, "como": true, "este": true,
+	"esta": true, "atentamente": true, "saludos": true, "solicitud": true, "os": true,
+	"em": true, "não": true, "uma": true, "ao": true, "é": true, "à": true,
+	"atenciosamente": true, "di": true, "che": true, "della": true, "sono": true, "ai": true,
+	"nel": true, "alla": true, "dei": true, "degli": true, "sensi": true, "cordiali": true,
+	"saluti": true, "distinti": true, "gentile": true, "și": true, "în": true, "cu": true,
+	"nu": true, "din": true, "pentru": true,
+	// Albanian, Polish, Czech, Slovak, Croatian, Serbian, Bosnian, Slovene
 	"dhe": true, "të": true, "te": true, "në": true, "që": true, "nga": true, "një": true,
 	"është": true, "nie": true, "się": true, "że": true, "jest": true, "oraz": true, "dla": true,
-	"przez": true, "že": true, "jsou": true, "není": true, "za": true, "od": true, "nije": true,
-	"kao": true, "koji": true,
-	// Swedish, Danish, Norwegian; Hungarian, Turkish
-	"och": true, "att": true, "og": true, "ikke": true, "för": true, "är": true, "som": true,
-	"inte": true, "på": true, "har": true, "jeg": true, "és": true, "hogy": true, "nem": true,
-	"egy": true, "ve": true, "bir": true, "bu": true, "için": true, "ile": true,
+	"przez": true, "pozdrawiam": true, "že": true, "jsou": true, "není": true, "pozdravem": true,
+	"za": true, "nije": true, "kao": true, "koji": true,
+	// Swedish, Danish, Norwegian; Hungarian, Turkish; Indonesian
+	"och": true, "og": true, "ikke": true, "för": true, "är": true, "som": true, "inte": true,
+	"på": true, "har": true, "jeg": true, "hilsen": true, "hej": true, "és": true, "hogy": true,
+	"nem": true, "egy": true, "ve": true, "bir": true, "bu": true, "için": true, "ile": true,
+	"yang": true, "dengan": true, "kami": true, "untuk": true, "tidak": true,
 }
 
 // foreignWord reports whether the (lower-cased) word w is another
-// language's function word (foreignWords) or holds a letter
-// of a script other than Latin (Greek, Cyrillic, Arabic, Hebrew, CJK …).
+// language's function word (foreignWords) or holds a letter of a script
+// other than Latin (Greek, Cyrillic, Arabic, Hebrew, CJK …).
 func foreignWord(w string) bool {
 	if foreignWords[w] {
 		return true
@@ -743,6 +745,37 @@ func foreignWord(w string) bool {
 	for _, r := range w {
 		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
 			return true
+		}
+	}
+	return false
+}
+
+// accented reports whether the word w holds a Latin letter outside ASCII
+// ("información", "gemäß", "załączniku"). A terse reply with two such
+// words is not read as English: one is a name ("José", "Peña") as often
+// as not.
+func accented(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			r, _ := utf8.DecodeRuneInString(w[i:])
+			return unicode.Is(unicode.Latin, r)
+		}
+	}
+	return false
+}
+
+// foreignTerse reports whether a terse reply's words (prose) say it is
+// not English: a foreign word (foreignWord), or two accented words.
+func foreignTerse(prose []token) bool {
+	accents := 0
+	for _, t := range prose {
+		if foreignWord(t.word) {
+			return true
+		}
+		if accented(t.word) {
+			if accents++; accents == 2 {
+				return true
+			}
 		}
 	}
 	return false
@@ -758,8 +791,9 @@ const terseWords = 25
 // English or, if not, as German (at least 5 words, as large a share of
 // German function words as English needs). A text reads as English when
 // it has fewer than 12 words (the benefit of the doubt), when English
-// function words are minEnglishShare of its words or more, or when it has
-// fewer than terseWords words and none of them foreign (foreignWord).
+// function words are minEnglishShare of its words or more, or, not read
+// as German, when it has fewer than terseWords words and nothing foreign
+// (foreignTerse).
 // The parts of web and e-mail addresses are no language's words: when the
 // English share falls short, all is taken without them.
 func language(body string, words []token) (english, german bool) {
@@ -771,11 +805,10 @@ func language(body string, words []token) (english, german bool) {
 	if n, share = wordShare(prose, englishWords); n < 12 || share >= minEnglishShare {
 		return true, false
 	}
-	if n < terseWords && !slices.ContainsFunc(prose, func(t token) bool { return foreignWord(t.word) }) {
-		return true, false
+	if gn, gshare := wordShare(prose, germanWords); gn >= 5 && gshare >= minEnglishShare {
+		return false, true
 	}
-	n, share = wordShare(prose, germanWords)
-	return false, n >= 5 && share >= minEnglishShare
+	return n < terseWords && !foreignTerse(prose), false
 }
 
 // proseTokens returns the tokens of body (in order) that are not part of a

@@ -122,10 +122,12 @@ var (
 	limitGapStopRe = regexp.MustCompile(`(?i)\b(charg\w*|pay\w*|remit\w*|deposit|invoice\w*|totals?|totaling|estimat\w*|quote\w*)\b|\b(fee|cost|price)s? (is|are|of|would|will)\b`)
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
-	limitPost = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	// percentOfPre: the amount is a share worked out just before it
-	// ("50% ($494.00)", "50% of the estimated charge, that is $90.00").
-	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$|\d+(\.\d+)?\s?% of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*$`)
+	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
+	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
+	// depositShareRe: a deposit worked out in words as a share of the
+	// estimate just before its amount ("an advance deposit of 50% of the
+	// estimated charge, that is $90.00").
+	depositShareRe = newFullRe(`(?i)\bdeposit\b[^.$]{0,40}?\d+(\.\d+)?\s?(%|percent|per cent) of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
@@ -148,16 +150,23 @@ var (
 // it goes on.
 var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
-// firstPartRe: the words before a waiver phrase name a first part of the
-// work or the copies ("the first two hours are", "the initial 100 pages").
-var firstPartRe = regexp.MustCompile(`\b(first|initial)\b`)
+// firstPartRe: the words before a waiver phrase in its sentence name a
+// first part of the work or the copies ("the first two hours of search
+// time are", "the initial 100 pages"); remainderRe: the text after it
+// charges for the rest ("the remaining time is charged at", "additional
+// pages cost"). Both together make the waiver an allowance.
+var (
+	firstPartRe = regexp.MustCompile(`\b(first|initial) (\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred)? ?([a-z/&-]+ ){0,4}?(hours?|hrs?|pages?|copies|sheets|minutes|images|cds?|dvds?|discs?)\b`)
+	remainderRe = regexp.MustCompile(`\b(remaining|remainder|the rest|thereafter|additional|beyond|each further|further (hours?|pages?|copies))\b`)
+)
 
 // waived reports whether the reply (lower) says no fee is due. A waiver of
 // a part or an alternative in a reply that asks for payment ("the first
 // hour of staff time is free of charge", "we can email them free of
-// charge", "a CD at no charge") leaves the quote standing, as does one
-// said only on a condition ("if you would prefer …"). ix, when not nil,
-// indexes lower.
+// charge", "a CD at no charge") leaves the quote standing, as does a first
+// part given free with the rest charged (firstPartRe, remainderRe) and a
+// waiver said only on a condition ("if you would prefer …"). ix, when not
+// nil, indexes lower.
 func waived(lower string, ix *gramIndex) bool {
 	ms := waiverRe.findAllOpt(lower, ix, -1)
 	if len(ms) == 0 {
@@ -167,10 +176,10 @@ func waived(lower string, ix *gramIndex) bool {
 		return false
 	}
 	for _, m := range ms {
-		// A first part given free ("the first hour is free of charge and
-		// the remaining time is charged at …") is an allowance, not a
-		// waiver.
-		if firstPartRe.MatchString(sentenceTail(lower[max(0, m[0]-60):m[0]])) {
+		// A first part given free, the rest charged ("the first hour is
+		// free of charge and the remaining time is charged at …") is an
+		// allowance, not a waiver.
+		if firstPartRe.MatchString(sentenceTail(lower[:m[0]])) && remainderRe.MatchString(lower[m[1]:min(len(lower), m[1]+200)]) {
 			continue
 		}
 		sent := sentenceAround(lower, m[0], m[1])
@@ -448,7 +457,8 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleRecord
 		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
-		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)):
+		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)) ||
+			depositShareRe.matchString(cuePre, cuePreLower):
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain

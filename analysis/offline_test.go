@@ -61,6 +61,7 @@ func TestEvidenceFamilies(t *testing.T) {
 		{"clarify reasonable specificity", cClar, "We are unable to process your request as written because it does not identify the records with reasonable specificity. Please reformulate your request."},
 		{"extension period for the request extended (AU)", cExt, "Thank you for your request, which we have registered as FOI 26/311. As we must consult two companies whose business information is in the documents, the processing period for your request has been extended by 30 days. A decision is now due on 14 May 2026."},
 		{"clarify identity, not through the request site", cClar, "Before we can release your personnel records we need to verify your identity. Please send a copy of your passport or driving licence to the FOI Unit by post. Please do not upload identity documents to the website you used to make your request, as messages there are published."},
+		{"portal not this mailbox, the website", cPort, "Please do not send records requests to this mailbox, visit our website to make a new request: https://records.example.gov/new"},
 		{"portal requests for a kind must be made through", cPort, "Please note that all requests for police reports must be made through our online records request system. Emailed requests cannot be processed."},
 		{"wrong agency not responsible (UK)", cWrng, "Please note that the Council is not responsible for bus services in the city. This information may be held by the Combined Authority."},
 		{"denial withholding it (UK)", cDen, "The Council holds the information you have requested. However, we are withholding it under section 31(1)(a) of the FOI Act as disclosure would be likely to prejudice the prevention of crime."},
@@ -584,8 +585,14 @@ func TestTerseNotesReadAsEnglish(t *testing.T) {
 		{"Sehr geehrter Herr Muster, wir haben Ihre Anfrage erhalten und werden sie bearbeiten, mit freundlichen Grüßen", false, true},
 		{"Уважаемый господин Иванов, ваш запрос получен и зарегистрирован под номером 2024/118, ответ будет направлен в установленный законом срок", false, false},
 		{"Hej, handlingarna är nu klara och bifogas som PDF, diarienummer 2024/118, registrator kommunstyrelsens kansli Norrby kommun", false, false},
-		// US state abbreviations are no foreign words.
+		// Abbreviations, codes and place names are no foreign words.
 		{"Released in full, see attached. Custodian of Records, Maricopa Sheriff, Phoenix AZ, Records Section Main Office Desk", true, false},
+		{"Att: Records. Released w/o redactions, see attached. Los Angeles County Sheriff, Records Unit, EIN 95-6000927, see para 3", true, false},
+		// Short replies whose only function words English shares, read by
+		// their letter formulas and accents.
+		{"Estimado solicitante: adjunto remitimos la información requerida. Atentamente, Oficina de Acceso a la Información Pública, Municipalidad de Rosario", false, false},
+		{"Dzień dobry, wniosek rozpatrzony pozytywnie, dokumenty w załączniku, z poważaniem Urząd Miasta Zielona Góra", false, false},
+		{"Guten Tag, anbei die Unterlagen, die bei uns im Amt vorliegen. Freundliche Grüße, Bürgeramt Musterstadt, Abteilung Informationsfreiheit", false, true},
 		// terseWords words or more, few English function words: not English.
 		{"Prezado senhor Silva, informamos respeitosamente solicitação número 2024 recebida protocolo eletrônico Câmara Municipal Porto Novo, prazo legal vinte dias úteis, resposta encaminhada oportunamente pelo setor competente conforme legislação vigente federal brasileira", false, false},
 	} {
@@ -844,6 +851,7 @@ func TestNewCuesKeepTheirPlace(t *testing.T) {
 		{cExt, "We will respond to your request no later than 11 September 2024. If we are unable to respond within this timeframe, we will notify you of an extension."},
 		{cClar, "The number of voters turned away for lack of photographic identification was 318. Of these, 201 returned later with valid proof of identity and voted."},
 		{cDen, "In 2023/24 the Council's legal team dealt with 46 applications under section 14 of the Anti-social Behaviour, Crime and Policing Act 2014."},
+		{cExt, "We are still waiting for the signed fee agreement. Your reply is now due, and unless we receive it by 14 June we will treat the request as withdrawn."},
 	}
 	for _, tc := range cases {
 		a := analyze(t, tc.text)

@@ -38,7 +38,7 @@ func TestFullReMatchesWholeScan(t *testing.T) {
 	for _, v := range vendorByName {
 		res = append(res, v.re)
 	}
-	res = append(res, ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear)
+	res = append(res, ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear, depositShareRe)
 	for _, tc := range totalCues {
 		res = append(res, tc.re)
 	}
@@ -204,7 +204,7 @@ func TestLiveBranchesKeepEveryMatch(t *testing.T) {
 // does: on the text before every digit and currency sign of the corpus,
 // as the fee patterns read it, and on texts with broken runes.
 func TestReversedMatchesAtEnd(t *testing.T) {
-	res := []fullRe{ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear}
+	res := []fullRe{ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear, depositShareRe}
 	for _, tc := range totalCues {
 		res = append(res, tc.re)
 	}
