@@ -901,7 +901,7 @@ func TestDeadlineCueCountsCharacters(t *testing.T) {
 // fmt.Sprintf("%+.2f %s over %s %s: %q") writes, for every sign, size and
 // non-finite weight and spans needing quotes, escapes and clipping.
 func TestDescribeContributionsAsSprintf(t *testing.T) {
-	weights := []float64{0, 0.004, 0.005, 0.015, 1, 2.675, 123456.789, 1e21, -0.0, -1.5, math.Inf(1), math.Inf(-1), math.NaN()}
+	weights := []float64{0, 0.004, 0.005, 0.015, 1, 2.675, 123456.789, 1e21, math.Copysign(0, -1), -1.5, math.Inf(1), math.Inf(-1), math.NaN()}
 	spans := []string{"", "fee of $25", `he said "no"`, "tab\there", "caf\u00e9 \u2014 \u00a7 7(a)", "bad \xff byte", strings.Repeat("word ", 30)}
 	var cs []Contribution
 	for i, w := range weights {
