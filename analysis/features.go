@@ -722,7 +722,7 @@ var foreignWords = map[string]bool{
 	"atenciosamente": true, "di": true, "che": true, "della": true, "sono": true, "ai": true,
 	"nel": true, "alla": true, "dei": true, "degli": true, "sensi": true, "cordiali": true,
 	"saluti": true, "distinti": true, "gentile": true, "și": true, "în": true, "cu": true,
-	"nu": true, "din": true, "pentru": true,
+	"nu": true, "pentru": true,
 	// Albanian, Polish, Czech, Slovak, Croatian, Serbian, Bosnian, Slovene
 	"dhe": true, "të": true, "te": true, "në": true, "që": true, "nga": true, "një": true,
 	"është": true, "nie": true, "się": true, "że": true, "jest": true, "oraz": true, "dla": true,
