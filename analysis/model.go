@@ -32,7 +32,12 @@ type Model struct {
 	// held-out folds so that a probability p means "right about p of the
 	// time".
 	Temperature float64
-	Bias        []float64
+	// AgreementTemperature replaces Temperature for a reply the cue table
+	// reads as the model does, or not at all (no Model.CueTableDisagrees);
+	// fitted on such held-out replies only. 0 (a model file without it):
+	// Temperature for every reply.
+	AgreementTemperature float64
+	Bias                 []float64
 	// Rows maps a word feature's bucket to its weight per class; buckets no
 	// training reply had are absent (weight 0).
 	Rows map[uint32][]float64
@@ -115,9 +120,12 @@ func (m *Model) logits(feats []Feature, rows [][]float64) []float64 {
 	return out
 }
 
-// Probabilities returns the calibrated probability per class of feats.
+// Probabilities returns the calibrated probability per class of feats, as
+// the analyzer reports it (with the temperature of feats' cue-table
+// reading, Model.CueTableDisagrees).
 func (m *Model) Probabilities(feats []Feature) []float64 {
-	return Softmax(m.Logits(feats), m.Temperature)
+	z := m.Logits(feats)
+	return Softmax(z, m.temperature(m.CueTableDisagrees(feats, z)))
 }
 
 // Softmax returns softmax(logits / temperature).
@@ -202,6 +210,7 @@ func (m *Model) ClassIndex(c workflow.Class) int {
 //	classes <class> …
 //	bits <n>
 //	temperature <t>
+//	agreement_temperature <t> (optional)
 //	bias <w> …                (one per class)
 //	= <name> <w> …            (one line per named feature, names ascending)
 //	<bucket> <name> <w> …     (one line per word bucket, one weight per class)
@@ -218,6 +227,9 @@ func (m *Model) Encode(w io.Writer) error {
 	fmt.Fprintln(bw, "classes", strings.Join(cls, " "))
 	fmt.Fprintln(bw, "bits", m.Bits)
 	fmt.Fprintln(bw, "temperature", formatWeight(m.Temperature))
+	if m.AgreementTemperature > 0 {
+		fmt.Fprintln(bw, "agreement_temperature", formatWeight(m.AgreementTemperature))
+	}
 	fmt.Fprintln(bw, "bias", formatWeights(m.Bias))
 	names := make([]string, 0, len(m.Named))
 	for n := range m.Named {
@@ -319,6 +331,13 @@ func DecodeModel(r io.Reader) (*Model, error) {
 			}
 			if m.Temperature, err = strconv.ParseFloat(f[1], 64); err != nil || m.Temperature <= 0 {
 				return fail("temperature %q", f[1])
+			}
+		case "agreement_temperature":
+			if len(f) != 2 {
+				return fail("agreement_temperature takes one value")
+			}
+			if m.AgreementTemperature, err = strconv.ParseFloat(f[1], 64); err != nil || m.AgreementTemperature <= 0 {
+				return fail("agreement_temperature %q", f[1])
 			}
 		case "bias":
 			if m.Bias, err = parseWeights(f[1:], len(m.Classes)); err != nil {

@@ -172,6 +172,32 @@ func cueTableClass(feats []Feature, classes []workflow.Class) workflow.Class {
 	return classes[best]
 }
 
+// CueTableDisagrees reports whether the cue table's own weights read feats
+// as a class other than the model's (the top of logits, which
+// m.Logits(feats) gives) or as a tie between two classes: the replies whose
+// confidence the analyzer caps for a reviewer unless the model overrules the
+// table at OverruleConfidence. Their probability is calibrated by
+// Temperature, every other reply's by AgreementTemperature.
+func (m *Model) CueTableDisagrees(feats []Feature, logits []float64) bool {
+	top, _ := rankProbs(logits)
+	return disagrees(cueTableClass(feats, m.Classes), m.Classes[top])
+}
+
+// temperature is the calibration temperature of a reply whose cue-table
+// reading does (disagree) or does not contradict the model's class.
+func (m *Model) temperature(disagree bool) float64 {
+	if disagree || m.AgreementTemperature <= 0 {
+		return m.Temperature
+	}
+	return m.AgreementTemperature
+}
+
+// disagrees: the cue table's reading cueClass (cueTableClass) is not the
+// model's class.
+func disagrees(cueClass, class workflow.Class) bool {
+	return cueClass != "" && cueClass != class
+}
+
 func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) workflow.Analysis {
 	a := workflow.Analysis{Analyzer: OfflineName, Sentiment: workflow.SentimentNeutral}
 	rd, reasons := prepare(reply)
@@ -181,10 +207,11 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 	body := rd.body
 
 	rows := m.rows(rd.feats)
-	probs := Softmax(m.logits(rd.feats, rows), m.Temperature)
-	top, second := rankProbs(probs)
-	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
+	logits := m.logits(rd.feats, rows)
+	top, second := rankProbs(logits)
 	cueClass := cueTableClass(rd.feats, m.Classes)
+	probs := Softmax(logits, m.temperature(disagrees(cueClass, m.Classes[top])))
+	a.Class, a.Confidence = m.Classes[top], round2(probs[top])
 	switch {
 	case !rd.english && !rd.german:
 		a.Reasons = append(a.Reasons, fmt.Sprintf("the reply is not in English or German: the model (best guess %s at %.2f) is not trusted, UNKNOWN", m.Classes[top], probs[top]))
@@ -214,7 +241,7 @@ func analyzeOffline(m *Model, reply workflow.Reply, c workflow.CaseContext) work
 		// confident enough to act on.
 		a.Confidence = min(a.Confidence, ReviewMaxConfidence)
 		a.Reasons = append(a.Reasons, fmt.Sprintf("class %s: probability %.2f (calibrated), next %s %.2f; the reply is in German: confidence capped at %.2f for a reviewer", a.Class, probs[top], m.Classes[second], probs[second], ReviewMaxConfidence))
-	case cueClass != "" && cueClass != a.Class:
+	case disagrees(cueClass, a.Class):
 		// Two readings of one reply: the trained model and the cue
 		// table's own weights (the priors it was trained towards). When
 		// they name different classes, a reviewer decides, unless the

@@ -623,6 +623,65 @@ func TestAppealBoilerplateDiscountsEvidence(t *testing.T) {
 	}
 }
 
+// CueTableDisagrees is the second reading's test as the trainer sees it: a
+// cue table class other than the logits' top one, or a tie.
+func TestCueTableDisagrees(t *testing.T) {
+	t.Parallel()
+	logits := func(top workflow.Class) []float64 {
+		z := make([]float64, len(shipped.Classes))
+		z[shipped.ClassIndex(top)] = 1
+		return z
+	}
+	for _, tc := range []struct {
+		feats []string
+		top   workflow.Class
+		want  bool
+	}{
+		{[]string{"cue:ready.download"}, cRdy, false},
+		{[]string{"cue:ready.download"}, cDen, true},
+		{[]string{"cue:ready.download", "cue:clarify.narrow"}, cRdy, true},
+		{[]string{"w:records", "x:short"}, cDen, false},
+	} {
+		var feats []Feature
+		for _, n := range tc.feats {
+			feats = append(feats, Feature{Name: n, Value: 1})
+		}
+		if got := shipped.CueTableDisagrees(feats, logits(tc.top)); got != tc.want {
+			t.Errorf("CueTableDisagrees(%v, top %s) = %v, want %v", tc.feats, tc.top, got, tc.want)
+		}
+	}
+}
+
+// A model file without an agreement_temperature line (written before it
+// existed) calibrates every reply with its temperature; a malformed one is
+// an error naming the line.
+func TestModelFileAgreementTemperature(t *testing.T) {
+	t.Parallel()
+	if shipped.AgreementTemperature <= 0 || shipped.AgreementTemperature == shipped.Temperature {
+		t.Fatalf("shipped model: agreement temperature %v, temperature %v: want both, different", shipped.AgreementTemperature, shipped.Temperature)
+	}
+	if shipped.temperature(false) != shipped.AgreementTemperature || shipped.temperature(true) != shipped.Temperature {
+		t.Errorf("temperature(agree) %v, temperature(disagree) %v", shipped.temperature(false), shipped.temperature(true))
+	}
+	var lines []string
+	for _, l := range strings.Split(string(modelFile), "\n") {
+		if !strings.HasPrefix(l, "agreement_temperature ") {
+			lines = append(lines, l)
+		}
+	}
+	old, err := DecodeModel(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.AgreementTemperature != 0 || old.temperature(false) != shipped.Temperature {
+		t.Errorf("file without the line: agreement temperature %v, temperature(agree) %v, want 0 and %v", old.AgreementTemperature, old.temperature(false), shipped.Temperature)
+	}
+	bad := strings.Replace(string(modelFile), "\nagreement_temperature ", "\nagreement_temperature -", 1)
+	if _, err := DecodeModel(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "agreement_temperature") {
+		t.Errorf("negative agreement temperature: error %v, want one naming agreement_temperature", err)
+	}
+}
+
 // The cue table's own weights are a second reading: a model class they do
 // not give (another class, or a tie) is capped at ReviewMaxConfidence
 // unless its probability reaches OverruleConfidence.

@@ -50,7 +50,7 @@ func ShippedModel(ctx context.Context) ([]byte, *analysis.Model, error) {
 		fmt.Sprintf("and %d written replies: %s", len(written), strings.Join(dataset.WrittenSetNames, ", ")),
 		fmt.Sprintf("options bits=%d min_docs=%d l2_text=%g l2_cue=%g l2_bias=%g prior_scale=%g written_weight=%g iterations=%d seed=%d",
 			o.Bits, o.MinDocs, o.L2Text, o.L2Cue, o.L2Bias, o.PriorScale, o.WrittenWeight, o.Iterations, o.Seed),
-		"calibration temperature fitted on leave-one-set-out predictions",
+		"calibration temperatures fitted on leave-one-set-out predictions (agreement_temperature on those the cue table does not read otherwise)",
 		"regenerate with: make train",
 	}
 	var buf bytes.Buffer

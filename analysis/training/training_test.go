@@ -77,6 +77,47 @@ func TestFitTemperatureRecoversATemperature(t *testing.T) {
 	}
 }
 
+// The agreement temperature is fitted without the held-out replies the cue
+// table reads otherwise: there the analyzer caps the confidence (or the
+// model overrules at the all-replies temperature), and their confident
+// mistakes would make every other reply read less sure.
+func TestAgreementTemperatureLeavesOutCueTableDisagreements(t *testing.T) {
+	t.Parallel()
+	var agree, all []Scored
+	for i := 0; i < 300; i++ {
+		// Right four times in five with a margin of 2: sharper than T=1.
+		z := []float64{2, 0, 0}
+		label := 0
+		if i%5 == 4 {
+			label = 1 + i%2
+		}
+		agree = append(agree, Scored{Label: label, Logits: z})
+	}
+	all = append(all, agree...)
+	for i := 0; i < 60; i++ {
+		// Wrong every time with a margin of 4.
+		all = append(all, Scored{Label: 2, Logits: []float64{4, 0, 0}, CueTableDisagrees: true})
+	}
+	wantAgree, err := FitTemperature(agree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAll, err := FitTemperature(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotAll, gotAgree, err := fitTemperatures(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotAgree != wantAgree || gotAll != wantAll {
+		t.Errorf("temperatures all %.4f, agreement %.4f; want %.4f (all) and %.4f (the agreeing predictions only)", gotAll, gotAgree, wantAll, wantAgree)
+	}
+	if wantAll < 1.5*wantAgree {
+		t.Errorf("the disagreeing predictions moved the fit only from %.4f to %.4f: the test shows nothing", wantAgree, wantAll)
+	}
+}
+
 // Calibration on replies the model has not seen (split: leave-one-set-out
 // over the three sets, each model trained, with the written replies, and
 // calibrated without the set it scores): the confidence the analyzer reports is close to how often it is

@@ -40,8 +40,8 @@ func run(args []string, out io.Writer) error {
 	if err := writeIfChanged(*path, b); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "train: wrote %s (%d bytes, %d word buckets, %d named features, temperature %.4g) in %s\n",
-		*path, len(b), len(m.Rows), len(m.Named), m.Temperature, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "train: wrote %s (%d bytes, %d word buckets, %d named features, temperature %.4g, agreement temperature %.4g) in %s\n",
+		*path, len(b), len(m.Rows), len(m.Named), m.Temperature, m.AgreementTemperature, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
