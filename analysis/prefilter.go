@@ -985,7 +985,9 @@ func submatchesOf(f fastRe, lower string, ms [][]int) [][]int {
 // the text's ends, where \b sees what it sees in the whole text, and no match
 // crosses them, so the scan decomposes. Patterns without keys or bounds, and
 // case-folded patterns on texts holding the non-ASCII folds of k and s (which
-// lower-cased key lookups would miss), are scanned whole.
+// lower-cased key lookups would miss), are scanned whole. A pattern whose
+// matches start with a few literals (start) runs anchored at their
+// occurrences in a window or text instead of at every byte.
 type fullRe struct {
 	fastRe
 	fold bool
@@ -994,6 +996,10 @@ type fullRe struct {
 	// start: matchString runs it once on the text's runes in reverse order
 	// instead of trying the pattern at every byte. nil otherwise.
 	rev *regexp.Regexp
+	// start finds the matches from the literals they start with, where
+	// the pattern has them (start.at not nil), instead of trying the
+	// pattern at every byte of a window.
+	start startRe
 }
 
 func newFullRe(pattern string) fullRe {
@@ -1004,6 +1010,7 @@ func newFullRe(pattern string) fullRe {
 		return f
 	}
 	f.fold = hasFoldCase(p)
+	f.start = newStartRe(re)
 	if endsAtTextEnd(p) {
 		f.rev = regexp.MustCompile(reversedRe(p).String())
 	}
@@ -1056,11 +1063,11 @@ func (f fullRe) allSubmatchIndexIn(s string, ix *gramIndex) [][]int {
 func (f fullRe) allSubmatchIndexOpt(s, lower string, ix *gramIndex) [][]int {
 	spans, whole := f.windows(s, lower, ix)
 	if whole {
-		return f.re.FindAllStringSubmatchIndex(s, -1)
+		return f.allIn(s, -1)
 	}
 	var out [][]int
 	for _, sp := range spans {
-		for _, m := range f.re.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
+		for _, m := range f.allIn(s[sp[0]:sp[1]], -1) {
 			for i := range m {
 				if m[i] >= 0 {
 					m[i] += sp[0]
@@ -1070,6 +1077,18 @@ func (f fullRe) allSubmatchIndexOpt(s, lower string, ix *gramIndex) [][]int {
 		}
 	}
 	return out
+}
+
+// allIn is f.re.FindAllStringSubmatchIndex(s, n), run from the start
+// literals where the pattern has them.
+func (f fullRe) allIn(s string, n int) [][]int {
+	if f.start.at == nil {
+		return f.re.FindAllStringSubmatchIndex(s, n)
+	}
+	if n < 0 {
+		n = math.MaxInt
+	}
+	return f.start.findAllSubmatch(s, n)
 }
 
 // windows returns the parts of s a scan for f's matches may be limited to
@@ -1175,14 +1194,23 @@ func (f fullRe) matchString(s, lower string) bool {
 		spans, whole := f.windows(s, lower, nil)
 		if !whole {
 			for _, sp := range spans {
-				if f.re.MatchString(s[sp[0]:sp[1]]) {
+				if f.matchesIn(s[sp[0]:sp[1]]) {
 					return true
 				}
 			}
 			return false
 		}
 	}
-	return f.mayHoldKey(s, lower, nil) && f.re.MatchString(s)
+	return f.mayHoldKey(s, lower, nil) && f.matchesIn(s)
+}
+
+// matchesIn is f.re.MatchString(s), run from the start literals where
+// the pattern has them.
+func (f fullRe) matchesIn(s string) bool {
+	if f.start.at == nil {
+		return f.re.MatchString(s)
+	}
+	return len(f.start.findAll(s, 1)) > 0
 }
 
 // submatchIndexIn is re.FindStringSubmatchIndex(s); ix indexes
@@ -1193,7 +1221,8 @@ func (f fullRe) submatchIndexIn(s string, ix *gramIndex) []int {
 		spans, whole := f.windows(s, ix.text, ix)
 		if !whole {
 			for _, sp := range spans {
-				if m := f.re.FindStringSubmatchIndex(s[sp[0]:sp[1]]); m != nil {
+				if ms := f.allIn(s[sp[0]:sp[1]], 1); ms != nil {
+					m := ms[0]
 					for i := range m {
 						if m[i] >= 0 {
 							m[i] += sp[0]
@@ -1208,7 +1237,10 @@ func (f fullRe) submatchIndexIn(s string, ix *gramIndex) []int {
 	if !f.mayHoldKey(s, ix.text, ix) {
 		return nil
 	}
-	return f.re.FindStringSubmatchIndex(s)
+	if ms := f.allIn(s, 1); ms != nil {
+		return ms[0]
+	}
+	return nil
 }
 
 // mayHoldKey reports whether s may hold a match of f as its keys tell: f

@@ -267,8 +267,19 @@ func hasNoWordBoundary(p *syntax.Regexp) bool {
 }
 
 // findAll is re.FindAllStringIndex(s, n) for n > 0.
-func (r *startRe) findAll(s string, n int) [][]int {
+func (r *startRe) findAll(s string, n int) [][]int { return r.find(s, n, false) }
+
+// findAllSubmatch is re.FindAllStringSubmatchIndex(s, n) for n > 0: the
+// anchored run at a match's start gives its submatches (^(?:pattern)
+// numbers its groups as the pattern does).
+func (r *startRe) findAllSubmatch(s string, n int) [][]int { return r.find(s, n, true) }
+
+// find is findAll, or findAllSubmatch when sub.
+func (r *startRe) find(s string, n int, sub bool) [][]int {
 	if r.at == nil || r.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
+		if sub {
+			return r.re.FindAllStringSubmatchIndex(s, n)
+		}
 		return r.re.FindAllStringIndex(s, n)
 	}
 	var out [][]int
@@ -290,15 +301,25 @@ func (r *startRe) findAll(s string, n int) [][]int {
 		if r.limit > 0 {
 			end = min(end, p+r.limit)
 		}
-		m := r.at.FindStringIndex(s[p:end])
+		var m []int
+		if sub {
+			m = r.at.FindStringSubmatchIndex(s[p:end])
+		} else {
+			m = r.at.FindStringIndex(s[p:end])
+		}
 		if m == nil {
 			continue
 		}
-		out = append(out, []int{p, p + m[1]})
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += p
+			}
+		}
+		out = append(out, m)
 		if len(out) >= n {
 			break
 		}
-		next = p + m[1]
+		next = m[1]
 	}
 	return out
 }

@@ -12,9 +12,10 @@ import (
 
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
 // table, the injection rules, the exemption pattern, the confidentiality
-// notice's words (disclaimerBodyRe) and the referral pattern
-// (referredRe), startRe.findAll
-// returns exactly regexp's FindAllStringIndex on the project's replies
+// notice's words (disclaimerBodyRe), the referral pattern (referredRe)
+// and the fullRe patterns that run from their prefixes, startRe.findAll
+// returns exactly regexp's FindAllStringIndex (and findAllSubmatch its
+// FindAllStringSubmatchIndex) on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
 // non-ASCII folds of k and s), and on texts made to hit the \b, fold and
 // length-limit edges.
@@ -33,6 +34,12 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 			t.Fatalf("%s does not run from its prefixes", st.re)
 		}
 		alts = append(alts, alternative{re: st.re, start: st})
+	}
+	for _, f := range []fullRe{dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, pagesReviewedRe, pagesOfRe, payAskRe} {
+		if f.start.at == nil {
+			t.Fatalf("%s does not run from its prefixes", f.re)
+		}
+		alts = append(alts, alternative{re: f.re, start: f.start})
 	}
 	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
 		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
@@ -66,12 +73,17 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		}
 	}
 	texts = append(texts, "Section 12 SECTION 3 xsection 4 ſection 5 Key key skey ks Ks KS ſ ab€ ab\u00e9x abx",
-		"fees of $12 COST OF $3 Fee of $4", "ab\u20ac", "ab", "xsection 9", "skey", "a \u212as b", "co\u017ft of $5 fee\u017f of $6")
+		"fees of $12 COST OF $3 Fee of $4", "12/3/2024 1/2/24x 3 Jan 2024, 03 JAN. 2024 x2024-02-30 2024-02-301 9 of 12 pages released",
+		"120 pages were reviewed and 96 pages are released; 1,200 pages were processed. 4 pages were released", "ab\u20ac", "ab", "xsection 9", "skey", "a \u212as b", "co\u017ft of $5 fee\u017f of $6")
 	for _, a := range alts {
 		for _, s := range texts {
 			want := a.re.FindAllStringIndex(s, 8)
 			if got := a.start.findAll(s, 8); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Fatalf("%s on %q:\n got %v\nwant %v", a.re, clip(s, 200), got, want)
+			}
+			want = a.re.FindAllStringSubmatchIndex(s, 8)
+			if got := a.start.findAllSubmatch(s, 8); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%s submatches on %q:\n got %v\nwant %v", a.re, clip(s, 200), got, want)
 			}
 		}
 	}
