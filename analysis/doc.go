@@ -20,15 +20,17 @@
 //     link: fee.go, extract.go). Attachment names are features too.
 //     2. model (model.go): a multinomial logistic regression trained by
 //     cmd/train (package analysis/training) on the project's 155 labelled
-//     real replies and 3,720 replies written for training
+//     real replies and 4,080 replies written for training
 //     (dataset/written), and embedded as model.txt. The cues' hand-set
 //     weights are the prior the training regularises towards, not a
 //     verdict; words, word pairs and sentence concepts are learned from
 //     the replies alone.
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
 //     on real replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
-//     means what it says. Below UnknownBelow, or when the reply is
-//     neither English nor German, the class is UNKNOWN (a reply is English
+//     means what it says: T is Model.AgreementTemperature (fitted on the
+//     held-out replies the cue table does not read as another class) where
+//     the table does not, Model.Temperature (fitted on all) where it does.
+//     Below UnknownBelow, or when the reply is neither English nor German, the class is UNKNOWN (a reply is English
 //     when English function words are 12 % of its words, or when it has
 //     fewer than 25 words and none of them foreign: language). Three cases give a
 //     class only as a reviewer's suggestion, confidence at most

@@ -240,6 +240,11 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// alaveteli-sites' two were mended in 248e581).
 		"us-2010s/034": "\"That comes to $7.50 … Once paid - cash or check\": no payment word within 60 bytes after the amount (\"paid\" is none)",
 		"us-2010s/072": "the total for CDs ($30.00) loses to an alternative's larger estimate (\"If you would prefer paper copies, … an estimated cost of $115.00\")",
+		// Round seven, scored before its misses were read (29 of 33 exact).
+		"muckrock-format-4/116": "the first installment's cost ($18.60) is read as the total, not \"a total estimated cost of $74.40\" after it",
+		"uk-foi-2005-2019/113":  "the s.12 cost limit (£450) is set aside and the s.13 fee after it (\"a fee of £1,300.00 would be payable in advance\") with it",
+		"uk-foi-2005-2019/118":  "\"The Council does not charge for staff time\" is read as a waiver of the £17.50 charged for media and postage",
+		"eu-australia/106":      "\"that's $28.00. Once you've paid …\": no payment word near the amount (\"paid\" is none; as us-2010s/034)",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -262,7 +267,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 332 {
-		t.Errorf("%d written fee quotes with an amount, want 332", n)
+	if n != 365 {
+		t.Errorf("%d written fee quotes with an amount, want 365", n)
 	}
 }
