@@ -221,7 +221,7 @@ func TestCorpusFeeQuotes(t *testing.T) {
 func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }
 
 // TestWrittenFeeQuotes: the written fee quotes (dataset/written) extracted
-// to the cent, but for the nine the extractor is known to miss; a new miss,
+// to the cent, but for the ones the extractor is known to miss; a new miss,
 // or a known one mended, fails. Their fee_amount is in the letter's
 // currency.
 func TestWrittenFeeQuotes(t *testing.T) {
@@ -245,6 +245,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"uk-foi-2005-2019/113":  "the s.12 cost limit (£450) is set aside and the s.13 fee after it (\"a fee of £1,300.00 would be payable in advance\") with it",
 		"uk-foi-2005-2019/118":  "\"The Council does not charge for staff time\" is read as a waiver of the £17.50 charged for media and postage",
 		"eu-australia/106":      "\"that's $28.00. Once you've paid …\": no payment word near the amount (\"paid\" is none; as us-2010s/034)",
+		// Round eight, scored before its misses were read (30 of 33 exact).
+		"uk-2020s/083":       "FOISA's free first £100 (\"no charge can be made for the first £100 of costs\") is read as the fee, not \"FEE PAYABLE: £32.00\"",
+		"intl-2008-2026/033": "the naira written as a bare N (\"N12,500.00\"), as the rand in intl-english/118",
+		"intl-2008-2026/065": "the rand as a bare R with a decimal comma (\"R432,00\"), as intl-english/118",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -267,7 +271,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 365 {
-		t.Errorf("%d written fee quotes with an amount, want 365", n)
+	if n != 398 {
+		t.Errorf("%d written fee quotes with an amount, want 398", n)
 	}
 }
