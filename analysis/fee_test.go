@@ -249,6 +249,8 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"uk-2020s/083":       "FOISA's free first £100 (\"no charge can be made for the first £100 of costs\") is read as the fee, not \"FEE PAYABLE: £32.00\"",
 		"intl-2008-2026/033": "the naira written as a bare N (\"N12,500.00\"), as the rand in intl-english/118",
 		"intl-2008-2026/065": "the rand as a bare R with a decimal comma (\"R432,00\"), as intl-english/118",
+		// Round nine, scored before its misses were read (32 of 33 exact).
+		"us-local-2020s/027": "\"total for the 911 audio … is $35.00 ($15 per audio file + $5 CAD). You can pay at …\": three amounts and no fee word beside them, so no fee is set",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -271,7 +273,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 398 {
-		t.Errorf("%d written fee quotes with an amount, want 398", n)
+	if n != 431 {
+		t.Errorf("%d written fee quotes with an amount, want 431", n)
 	}
 }

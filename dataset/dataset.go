@@ -56,7 +56,8 @@ var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", 
 	"muckrock-format-2", "uk-public-bodies", "intl-plain", "us-cities-counties", "mixed-hard-2",
 	"terse-2", "us-state-agencies", "us-portal-notices-2", "uk-wdtk-2", "appeals-followups-2",
 	"muckrock-format-3", "alaveteli-sites", "us-2010s", "muckrock-format-4", "uk-foi-2005-2019",
-	"eu-australia", "muckrock-format-5", "uk-2020s", "intl-2008-2026"}
+	"eu-australia", "muckrock-format-5", "uk-2020s", "intl-2008-2026",
+	"muckrock-format-6", "us-local-2020s", "platforms-2008-2026"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
