@@ -49,7 +49,8 @@ type Example struct {
 }
 
 // Options are the training hyper-parameters. The defaults (DefaultOptions)
-// were chosen once, a priori, and are written into the model file.
+// were chosen on held-out replies (their doc says on which) and are written
+// into the model file.
 type Options struct {
 	Bits int // hash bits of the feature space
 	// MinDocs: a word or word-pair feature must occur in at least this many
@@ -80,11 +81,11 @@ type Options struct {
 }
 
 // DefaultOptions are the hyper-parameters of the shipped model, chosen
-// when 2,160 written replies were there (4,800 now, unchanged since). With
-// the written replies beside the 155 real ones the data may move the cue
-// weights further from the cue table's (PriorScale 0.75, L2Cue 0.01) and
-// every other feature further from zero (L2Text 0.01) than when 155
-// replies were all there was (1, 0.1 and 1). Chosen on real
+// when 2,160 written replies were there (4,800 now; MinDocs changed since,
+// below). With the written replies beside the 155 real ones the data may
+// move the cue weights further from the cue table's (PriorScale 0.75, L2Cue
+// 0.01) and every other feature further from zero (L2Text 0.01) than when
+// 155 replies were all there was (1, 0.1 and 1). Chosen on real
 // leave-one-set-out and written leave-one-batch-out together: on the first
 // 720 written replies, scored leave-one-batch-out, the confidently wrong
 // share went from 0.111 (b11a454) to 0.033 (README "Measuring the analyzer").
