@@ -24,7 +24,10 @@
 //     (dataset/written), and embedded as model.txt. The cues' hand-set
 //     weights are the prior the training regularises towards, not a
 //     verdict; words, word pairs and sentence concepts are learned from
-//     the replies alone.
+//     the replies alone. Each feature also has a copy per source (each
+//     real set, the written replies) that training uses and the model
+//     leaves out, so the shipped weights keep what holds across sources
+//     (training.Options.SourceCopies).
 //     3. calibrated decision: the probability is softmax(logits/T), T fitted
 //     on real replies held out by source (leave-one-set-out), so MIN_CONFIDENCE
 //     means what it says: T is Model.AgreementTemperature (fitted on the

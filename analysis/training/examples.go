@@ -48,8 +48,8 @@ func ShippedModel(ctx context.Context) ([]byte, *analysis.Model, error) {
 	m.Meta = []string{
 		fmt.Sprintf("trained_on %d replies: %s", len(replies), strings.Join(dataset.SetNames, ", ")),
 		fmt.Sprintf("and %d written replies: %s", len(written), strings.Join(dataset.WrittenSetNames, ", ")),
-		fmt.Sprintf("options bits=%d min_docs=%d l2_text=%g l2_cue=%g l2_bias=%g prior_scale=%g written_weight=%g iterations=%d seed=%d",
-			o.Bits, o.MinDocs, o.L2Text, o.L2Cue, o.L2Bias, o.PriorScale, o.WrittenWeight, o.Iterations, o.Seed),
+		fmt.Sprintf("options bits=%d min_docs=%d l2_text=%g l2_cue=%g l2_bias=%g prior_scale=%g written_weight=%g source_copies=%t iterations=%d seed=%d",
+			o.Bits, o.MinDocs, o.L2Text, o.L2Cue, o.L2Bias, o.PriorScale, o.WrittenWeight, o.SourceCopies, o.Iterations, o.Seed),
 		"calibration temperatures fitted on leave-one-set-out predictions (agreement_temperature on those the cue table does not read otherwise)",
 		"regenerate with: make train",
 	}

@@ -38,6 +38,9 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	exs := training.Examples(replies)
 	wexs := training.Examples(written)
 	o := training.DefaultOptions()
+	if c.iterations > 0 {
+		o.Iterations = c.iterations
+	}
 	start := time.Now()
 
 	// Every real split trains on all the written replies too; they are

@@ -81,16 +81,21 @@ func TestRunErrors(t *testing.T) {
 	if err := run(context.Background(), []string{"-corpus", "../../dataset/replies/agency-replies", "-analyzer", "openai"}, &out, func(string) string { return "" }); err == nil {
 		t.Error("openai without key accepted")
 	}
+	if err := run(context.Background(), []string{"-cv", "-iterations", "-1"}, &out, func(string) string { return "" }); err == nil {
+		t.Error("negative -iterations accepted")
+	}
 }
 
 var lastLineRe = regexp.MustCompile(`^eval: n=\d+ accuracy=\d\.\d{3} macro_f1=\d\.\d{3} fee_exact=\d\.\d{3} fee_n=\d+ confident_wrong=\d\.\d{3} coverage=\d\.\d{3}( split=\S+)?$`)
 
 // -cv prints one contract line per split, k-fold, each held-out set and
-// each written batch, and the pooled leave-one-set-out line last.
+// each written batch, and the pooled leave-one-set-out line last. Its 45
+// split models are trained with few L-BFGS iterations: the lines, not the
+// figures, are under test here.
 func TestCrossValidationLines(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-cv", "-folds", "2"}, &out, func(string) string { return "" }); err != nil {
+	if err := run(context.Background(), []string{"-cv", "-folds", "2", "-iterations", "5"}, &out, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
