@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,4 +234,59 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// Per-source copies train beside the shared columns and stay out of the
+// model: a word that speaks for a class in one source only moves the
+// shipped (shared) weight less than without copies, since part of what it
+// says goes to that source's copy.
+func TestSourceCopiesStayOutOfTheModel(t *testing.T) {
+	t.Parallel()
+	var exs []Example
+	add := func(set string, label workflow.Class, words ...string) {
+		for i := 0; i < 10; i++ {
+			var fs []analysis.Feature
+			for _, w := range words {
+				fs = append(fs, analysis.Feature{Name: "w:" + w, Value: 1})
+			}
+			exs = append(exs, Example{Name: set, Set: set, Group: set + string(label) + string(rune('0'+i)), Label: label, Features: fs})
+		}
+	}
+	add("a", workflow.ClassAcknowledgment, "received", "quirk")
+	add("a", workflow.ClassDenial, "denied")
+	add("b", workflow.ClassAcknowledgment, "received")
+	add("b", workflow.ClassDenial, "denied")
+	ack := classIndex(workflow.ClassAcknowledgment)
+	weight := func(copies bool) float64 {
+		o := DefaultOptions()
+		o.SourceCopies = copies
+		m, err := fitWeights(t.Context(), exs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Rows) > 3 {
+			t.Errorf("copies %v: %d word rows, want at most the 3 words'", copies, len(m.Rows))
+		}
+		for name := range m.Named {
+			if strings.Contains(name, "|") {
+				t.Errorf("copies %v: a source copy %q is in the model", copies, name)
+			}
+		}
+		return m.Logits([]analysis.Feature{{Name: "w:quirk", Value: 1}})[ack] - m.Bias[ack]
+	}
+	if with, without := weight(true), weight(false); with <= 0 || with >= without {
+		t.Errorf("one source's word: acknowledgment weight %.3f with copies, %.3f without; want positive and lower", with, without)
+	}
+	d, err := buildDesign(exs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := d.shared + 3 + 2; len(d.keys) != want {
+		t.Errorf("%d columns, want %d: %d shared and 5 copies (3 words in a, 2 in b)", len(d.keys), want, d.shared)
+	}
+	for _, k := range d.keys[d.shared:] {
+		if !strings.HasPrefix(k, "a|") && !strings.HasPrefix(k, "b|") {
+			t.Errorf("copy column %q is not named by its source", k)
+		}
+	}
 }
