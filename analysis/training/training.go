@@ -240,7 +240,7 @@ func buildDesign(exs []Example, o Options) (*design, error) {
 		d.labels = append(d.labels, k)
 		r := rows[i]
 		if cc := copyCol[source(ex)]; cc != nil {
-			for _, c := range r[:len(r):len(r)] {
+			for _, c := range r { // evaluated once: the copies appended are not ranged over
 				r = append(r, cell{cc[c.col], c.val})
 			}
 		}
