@@ -160,58 +160,158 @@ func key(name string, bits int) string {
 	return name
 }
 
-// buildDesign keys the examples' features and keeps the columns that pass
-// MinDocs, plus every feature with a prior.
-func buildDesign(exs []Example, o Options) (*design, error) {
-	type colInfo struct {
-		docs  int
-		names map[string]int
-		text  bool
-	}
-	info := map[string]*colInfo{}
-	get := func(k, name string) *colInfo {
-		ci := info[k]
-		if ci == nil {
-			ci = &colInfo{names: map[string]int{}, text: analysis.Hashed(name)}
-			info[k] = ci
+// index is a set of examples keyed once for Options.Bits, so that the
+// designs of its subsets (Train's model and each calibration fold's) are
+// built without keying every feature again: each distinct column key has an
+// id, ids in key order, and each example's features are (id, value) cells
+// in id order, a key hit twice keeping the larger value.
+type index struct {
+	exs   []Example
+	keys  []string   // id → column key: a feature name, or "#<bucket>"
+	text  []bool     // id → word feature
+	prior []bool     // id → a feature the cue table gives a prior (with PriorScale > 0)
+	names [][]string // id → the feature names keyed there, sorted
+	cells [][]cell   // example → its cells, col = id
+	// clashes: per example, the (id, name number) of each feature whose id
+	// more than one name keys to, for naming the column by its most
+	// frequent name in a subset.
+	clashes [][][2]int
+}
+
+// newIndex keys the features of exs for o.Bits, and with o.PriorScale > 0
+// every feature the cue table gives a prior (analysis.Priors), seen or not.
+func newIndex(exs []Example, o Options) *index {
+	ids := map[string]int{}
+	var keys []string
+	var names []map[string]bool
+	get := func(k, name string) int {
+		id, ok := ids[k]
+		if !ok {
+			id = len(keys)
+			ids[k] = id
+			keys = append(keys, k)
+			names = append(names, map[string]bool{})
 		}
-		return ci
+		names[id][name] = true
+		return id
 	}
-	for _, ex := range exs {
-		seen := map[string]bool{}
-		for _, f := range ex.Features {
-			k := key(f.Name, o.Bits)
-			ci := get(k, f.Name)
-			ci.names[f.Name]++
-			if !seen[k] {
-				seen[k] = true
-				ci.docs++
-			}
+	raw := make([][]int, len(exs))
+	for i, ex := range exs {
+		raw[i] = make([]int, len(ex.Features))
+		for j, f := range ex.Features {
+			raw[i][j] = get(key(f.Name, o.Bits), f.Name)
 		}
 	}
 	// Every feature with a prior gets a column, seen in training or not:
 	// with no reply to say otherwise its weight is its prior.
-	priors := analysis.Priors()
+	var priors []int
 	if o.PriorScale > 0 {
-		for name := range priors {
-			get(name, name).names[name] += 0
+		for name := range analysis.Priors() {
+			priors = append(priors, get(name, name))
 		}
 	}
-	keys := make([]string, 0, len(info))
-	for k, ci := range info {
-		if !ci.text || ci.docs >= o.MinDocs {
-			keys = append(keys, k)
+	order := make([]int, len(keys)) // new id → old id
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+	renum := make([]int, len(keys)) // old id → new id
+	ix := &index{exs: exs}
+	for id, old := range order {
+		renum[old] = id
+		ix.keys = append(ix.keys, keys[old])
+		ns := make([]string, 0, len(names[old]))
+		for n := range names[old] {
+			ns = append(ns, n)
+		}
+		sort.Strings(ns)
+		ix.names = append(ix.names, ns)
+		ix.text = append(ix.text, analysis.Hashed(ns[0]))
+	}
+	ix.prior = make([]bool, len(keys))
+	for _, old := range priors {
+		ix.prior[renum[old]] = true
+	}
+	ix.cells = make([][]cell, len(exs))
+	ix.clashes = make([][][2]int, len(exs))
+	for i, ex := range exs {
+		at := map[int]int{}
+		var cs []cell
+		for j, f := range ex.Features {
+			id := renum[raw[i][j]]
+			if ns := ix.names[id]; len(ns) > 1 {
+				ix.clashes[i] = append(ix.clashes[i], [2]int{id, sort.SearchStrings(ns, f.Name)})
+			}
+			if k, dup := at[id]; dup {
+				cs[k].val = max(cs[k].val, f.Value)
+				continue
+			}
+			at[id] = len(cs)
+			cs = append(cs, cell{id, f.Value})
+		}
+		sort.Slice(cs, func(a, b int) bool { return cs[a].col < cs[b].col })
+		ix.cells[i] = cs
+	}
+	return ix
+}
+
+// all is every example of ix, in order.
+func (ix *index) all() []int {
+	sel := make([]int, len(ix.exs))
+	for i := range sel {
+		sel[i] = i
+	}
+	return sel
+}
+
+// design builds the training matrix of the examples sel (indexes into
+// ix.exs, in that order): the columns their features key to that pass
+// MinDocs among them, plus every feature with a prior; each column named
+// by the feature that keys there most often among them. It returns an
+// error when an example's label is not a model class.
+func (ix *index) design(sel []int, o Options) (*design, error) {
+	exs := make([]Example, len(sel))
+	docs := make([]int, len(ix.keys))
+	for n, i := range sel {
+		exs[n] = ix.exs[i]
+		for _, c := range ix.cells[i] {
+			docs[c.col]++
 		}
 	}
-	sort.Strings(keys)
-	d := &design{keys: keys}
-	col := make(map[string]int, len(keys))
-	for i, k := range keys {
-		col[k] = i
-		ci := info[k]
-		name := mostFrequent(ci.names)
-		d.names = append(d.names, name)
-		d.text = append(d.text, ci.text)
+	priors := analysis.Priors()
+	d := &design{}
+	colOf := make([]int, len(ix.keys)) // id → column, -1 for none
+	for id, k := range ix.keys {
+		colOf[id] = -1
+		if !(docs[id] > 0 || ix.prior[id]) || ix.text[id] && docs[id] < o.MinDocs {
+			continue
+		}
+		colOf[id] = len(d.keys)
+		d.keys = append(d.keys, k)
+		d.text = append(d.text, ix.text[id])
+		d.names = append(d.names, ix.names[id][0])
+	}
+	d.shared = len(d.keys)
+	// A column several names key to is named by the most frequent among
+	// sel's features, the first in order on a tie.
+	hits := map[[2]int]int{}
+	for _, i := range sel {
+		for _, h := range ix.clashes[i] {
+			hits[h]++
+		}
+	}
+	best := map[int]int{}
+	for h, c := range hits {
+		if b, ok := best[h[0]]; !ok || c > hits[[2]int{h[0], b}] || c == hits[[2]int{h[0], b}] && h[1] < b {
+			best[h[0]] = h[1]
+		}
+	}
+	for id, n := range best {
+		if c := colOf[id]; c >= 0 {
+			d.names[c] = ix.names[id][n]
+		}
+	}
+	for _, name := range d.names {
 		var pw []float64
 		if p, ok := priors[name]; ok && o.PriorScale > 0 {
 			pw = make([]float64, len(Classes))
@@ -219,10 +319,15 @@ func buildDesign(exs []Example, o Options) (*design, error) {
 		}
 		d.prior = append(d.prior, pw)
 	}
-	d.shared = len(d.keys)
-	rows := make([][]cell, len(exs))
-	for i, ex := range exs {
-		rows[i] = row(ex.Features, o.Bits, col)
+	rows := make([][]cell, len(sel))
+	for n, i := range sel {
+		r := make([]cell, 0, len(ix.cells[i]))
+		for _, c := range ix.cells[i] {
+			if col := colOf[c.col]; col >= 0 {
+				r = append(r, cell{col, c.val})
+			}
+		}
+		rows[n] = r
 	}
 	var copyCol map[string][]int // source → shared column → its copy (0: none)
 	if o.SourceCopies {
@@ -320,37 +425,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// row turns features into (column, value) pairs over col (unknown keys
-// dropped; a key hit twice keeps the larger value).
-func row(feats []analysis.Feature, bits int, col map[string]int) []cell {
-	out := make([]cell, 0, len(feats))
-	at := map[int]int{}
-	for _, f := range feats {
-		c, ok := col[key(f.Name, bits)]
-		if !ok {
-			continue
-		}
-		if i, dup := at[c]; dup {
-			out[i].val = max(out[i].val, f.Value)
-			continue
-		}
-		at[c] = len(out)
-		out = append(out, cell{c, f.Value})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].col < out[j].col })
-	return out
-}
-
-func mostFrequent(names map[string]int) string {
-	best, n := "", -1
-	for name, c := range names {
-		if c > n || c == n && name < best {
-			best, n = name, c
-		}
-	}
-	return best
 }
 
 // params layout: K biases, then per column K weights.
@@ -468,9 +542,10 @@ func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.St
 	return r.ctx.Err()
 }
 
-// fitWeights trains on exs and returns the model with temperature 1.
-func fitWeights(ctx context.Context, exs []Example, o Options) (*analysis.Model, error) {
-	d, err := buildDesign(exs, o)
+// fitWeights trains on the examples sel of ix and returns the model with
+// temperature 1.
+func fitWeights(ctx context.Context, ix *index, sel []int, o Options) (*analysis.Model, error) {
+	d, err := ix.design(sel, o)
 	if err != nil {
 		return nil, err
 	}
@@ -526,11 +601,12 @@ func Train(ctx context.Context, exs []Example, o Options) (*analysis.Model, erro
 	if len(exs) == 0 {
 		return nil, fmt.Errorf("train: no examples")
 	}
-	m, err := fitWeights(ctx, exs, o)
+	ix := newIndex(exs, o)
+	m, err := fitWeights(ctx, ix, ix.all(), o)
 	if err != nil {
 		return nil, err
 	}
-	held, err := heldOutLogits(ctx, exs, o)
+	held, err := heldOutLogits(ctx, ix, o)
 	if err != nil {
 		return nil, err
 	}
@@ -568,29 +644,47 @@ type Scored struct {
 	CueTableDisagrees bool
 }
 
-// heldOutLogits fits one model per fold of exs and returns the logits of
-// every example from the model that did not see it. When exs come from two
-// sets or more, the folds are the sets (leave-one-set-out): replies from a
-// source the model never saw are what it will meet, and a temperature fitted
-// on them does not promise the in-source accuracy. Otherwise they are
-// CalibrationFolds grouped folds.
-func heldOutLogits(ctx context.Context, exs []Example, o Options) ([]Scored, error) {
-	real, written := splitWritten(exs)
-	folds, k := setFolds(real)
+// heldOutLogits fits one model per fold of ix's examples and returns the
+// logits of every example from the model that did not see it. When the
+// examples come from two sets or more, the folds are the sets
+// (leave-one-set-out): replies from a source the model never saw are what
+// it will meet, and a temperature fitted on them does not promise the
+// in-source accuracy. Otherwise they are CalibrationFolds grouped folds.
+// Written examples are never held out: every fold trains on them.
+func heldOutLogits(ctx context.Context, ix *index, o Options) ([]Scored, error) {
+	var real, written []int
+	var realExs []Example
+	for i, ex := range ix.exs {
+		if ex.Written {
+			written = append(written, i)
+		} else {
+			real = append(real, i)
+			realExs = append(realExs, ex)
+		}
+	}
+	folds, k := setFolds(realExs)
 	if k < 2 {
-		folds, k = Folds(real, o.CalibrationFolds, o.Seed), o.CalibrationFolds
+		folds, k = Folds(realExs, o.CalibrationFolds, o.Seed), o.CalibrationFolds
 	}
 	var out []Scored
 	for f := 0; f < k; f++ {
-		train, test := split(real, folds, f)
+		var train, test []int
+		for n, i := range real {
+			if folds[n] == f {
+				test = append(test, i)
+			} else {
+				train = append(train, i)
+			}
+		}
 		if len(test) == 0 || len(train) == 0 {
 			continue
 		}
-		m, err := fitWeights(ctx, append(train, written...), o)
+		m, err := fitWeights(ctx, ix, append(train, written...), o)
 		if err != nil {
 			return nil, err
 		}
-		for _, ex := range test {
+		for _, i := range test {
+			ex := ix.exs[i]
 			z := m.Logits(ex.Features)
 			out = append(out, Scored{Label: classIndex(ex.Label), Logits: z, CueTableDisagrees: m.CueTableDisagrees(ex.Features, z)})
 		}
@@ -624,17 +718,6 @@ func setFolds(exs []Example) ([]int, int) {
 		out[i] = n
 	}
 	return out, len(num)
-}
-
-func split(exs []Example, folds []int, f int) (train, test []Example) {
-	for i, ex := range exs {
-		if folds[i] == f {
-			test = append(test, ex)
-		} else {
-			train = append(train, ex)
-		}
-	}
-	return train, test
 }
 
 // FitTemperature returns the temperature T > 0 minimising the negative

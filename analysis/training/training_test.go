@@ -260,7 +260,8 @@ func TestSourceCopiesStayOutOfTheModel(t *testing.T) {
 	weight := func(copies bool) float64 {
 		o := DefaultOptions()
 		o.SourceCopies = copies
-		m, err := fitWeights(t.Context(), exs, o)
+		ix := newIndex(exs, o)
+		m, err := fitWeights(t.Context(), ix, ix.all(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,8 @@ func TestSourceCopiesStayOutOfTheModel(t *testing.T) {
 	if with, without := weight(true), weight(false); with <= 0 || with >= without {
 		t.Errorf("one source's word: acknowledgment weight %.3f with copies, %.3f without; want positive and lower", with, without)
 	}
-	d, err := buildDesign(exs, DefaultOptions())
+	ix := newIndex(exs, DefaultOptions())
+	d, err := ix.design(ix.all(), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
