@@ -513,6 +513,12 @@ func (d *design) objective(o Options) optimize.Problem {
 	}
 }
 
+// lbfgsStore is how many past steps L-BFGS keeps (gonum's default). A
+// fit of fewer iterations keeps as many as it makes: the same steps, with
+// no history allocated (Store × weights) and run through that it never
+// fills.
+const lbfgsStore = 15
+
 // fit minimises the objective from zero weights. It returns ctx's error
 // when ctx ends first (checked at every L-BFGS step).
 func (d *design) fit(ctx context.Context, o Options) ([]float64, error) {
@@ -522,7 +528,7 @@ func (d *design) fit(ctx context.Context, o Options) ([]float64, error) {
 		GradientThreshold: 1e-6,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 20},
 		Recorder:          ctxRecorder{ctx},
-	}, &optimize.LBFGS{})
+	}, &optimize.LBFGS{Store: min(lbfgsStore, o.Iterations)})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
