@@ -292,3 +292,63 @@ func TestSourceCopiesStayOutOfTheModel(t *testing.T) {
 		}
 	}
 }
+
+// A calibration fold's design is cut from the index of all the training
+// replies (index.design); it must be the design the fold's replies give on
+// their own: the same columns, names, priors, rows, labels, weights and
+// source copies, so that a fold trains exactly as if it were all there was.
+func TestFoldDesignIsTheFoldsOwn(t *testing.T) {
+	t.Parallel()
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := dataset.Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := append(Examples(replies), Examples(written[:600])...)
+	o := DefaultOptions()
+	o.MinDocs = 2 // more word columns at the MinDocs edge
+	ix := newIndex(exs, o)
+	folds := map[string]func(i int, ex Example) bool{
+		"not agency-replies":    func(_ int, ex Example) bool { return ex.Set != "agency-replies" },
+		"not foi-international": func(_ int, ex Example) bool { return ex.Set != "foi-international" },
+		"every third reply":     func(i int, _ Example) bool { return i%3 == 1 },
+	}
+	for name, in := range folds {
+		var sel []int
+		var own []Example
+		for i, ex := range exs {
+			if in(i, ex) {
+				sel = append(sel, i)
+				own = append(own, ex)
+			}
+		}
+		cut, err := ix.design(sel, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oix := newIndex(own, o)
+		alone, err := oix.design(oix.all(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut.shared != alone.shared || !slices.Equal(cut.keys, alone.keys) || !slices.Equal(cut.names, alone.names) || !slices.Equal(cut.text, alone.text) {
+			t.Errorf("%s: columns, their names or word flags differ: %d shared of %d, want %d of %d", name, cut.shared, len(cut.keys), alone.shared, len(alone.keys))
+			continue
+		}
+		if !slices.EqualFunc(cut.prior, alone.prior, slices.Equal[[]float64]) {
+			t.Errorf("%s: priors differ", name)
+		}
+		if !slices.EqualFunc(cut.rows, alone.rows, slices.Equal[[]cell]) {
+			t.Errorf("%s: rows differ", name)
+		}
+		if !slices.Equal(cut.labels, alone.labels) || !slices.Equal(cut.weights, alone.weights) {
+			t.Errorf("%s: labels or weights differ", name)
+		}
+		if cut.shared >= len(ix.keys) || cut.shared == 0 {
+			t.Errorf("%s: %d shared columns of the index's %d: the fold should drop some and keep some", name, cut.shared, len(ix.keys))
+		}
+	}
+}
