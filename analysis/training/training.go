@@ -117,9 +117,10 @@ type Options struct {
 // 0.044 / 0.749: the written letters' own way of saying things is what
 // their copy takes). Copies for the real sets only, or one per written
 // batch, scored below one for all written replies; so did (stop 30) a
-// copy for all real replies shipped added to the shared weights, and
-// copies penalised 0.25, 0.5 or 2 times as much as the shared weights
-// (README "Measuring the analyzer").
+// copy for all real replies shipped added to the shared weights, the mean
+// of the real sets' copies shipped added to them, copies penalised 0.25,
+// 0.5 or 2 times as much as the shared weights, and words kept only where
+// two sources use them (README "Measuring the analyzer").
 func DefaultOptions() Options {
 	return Options{Bits: 22, MinDocs: 3, L2Text: 0.01, L2Cue: 0.01, L2Bias: 0.1, PriorScale: 0.75,
 		Iterations: 400, CalibrationFolds: 5, Seed: 20261125, WrittenWeight: 1, SourceCopies: true}
