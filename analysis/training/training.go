@@ -527,12 +527,16 @@ const lbfgsStore = 15
 // when ctx ends first (checked at every L-BFGS step).
 func (d *design) fit(ctx context.Context, o Options) ([]float64, error) {
 	x0 := make([]float64, d.dim())
+	store := lbfgsStore
+	if o.Iterations > 0 { // 0: no bound on iterations
+		store = min(store, o.Iterations)
+	}
 	res, err := optimize.Minimize(d.objective(o), x0, &optimize.Settings{
 		MajorIterations:   o.Iterations,
 		GradientThreshold: 1e-6,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-9, Iterations: 20},
 		Recorder:          ctxRecorder{ctx},
-	}, &optimize.LBFGS{Store: min(lbfgsStore, o.Iterations)})
+	}, &optimize.LBFGS{Store: store})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
