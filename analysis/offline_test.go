@@ -319,6 +319,26 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	}
 }
 
+// TestCueArticleVariants: a cue reads its phrase with "a" where it reads
+// "an" or "no" (stop 31: "require a further two weeks", "agreeable to an
+// extension", "there is not an existing document" went unread).
+func TestCueArticleVariants(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ cue, text string }{
+		{"cue:ext.additional_time", "We will need a further 20 working days to consider the public interest."},
+		{"cue:ext.additional_time", "The team requires an additional two weeks to collate the emails."},
+		{"cue:ext.agree_extension", "Please let me know whether you are agreeable to a short extension."},
+		{"cue:ext.agree_extension", "Please let me know whether you agree to a 30-day extension."},
+		{"cue:norecords.there_are_none", "There is not a document held by the Department that contains these figures."},
+		{"cue:norecords.there_are_none", "There was not any report written about the incident."},
+	}
+	for _, tc := range cases {
+		if feats := Features(workflow.Reply{Text: tc.text}); !hasFeature(feats, tc.cue) {
+			t.Errorf("%q: %s not read", tc.text, tc.cue)
+		}
+	}
+}
+
 // "No charge for these records" is about a delivery's price, not an
 // absence of records.
 func TestNoChargeIsNotNoRecords(t *testing.T) {
