@@ -251,6 +251,8 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"intl-2008-2026/065": "the rand as a bare R with a decimal comma (\"R432,00\"), as intl-english/118",
 		// Round nine, scored before its misses were read (32 of 33 exact).
 		"us-local-2020s/027": "\"total for the 911 audio … is $35.00 ($15 per audio file + $5 CAD). You can pay at …\": three amounts and no fee word beside them, so no fee is set",
+		// Round ten, scored before its misses were read (21 of 22 exact).
+		"uk-commonwealth-2015-2026/027": "FOISA's 10 % share (\"The fee payable is therefore £32.00 (10% of £320)\") loses to the cost it is a share of (\"will be £420\"), as uk-2020s/083",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -273,7 +275,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 431 {
-		t.Errorf("%d written fee quotes with an amount, want 431", n)
+	if n != 453 {
+		t.Errorf("%d written fee quotes with an amount, want 453", n)
 	}
 }
