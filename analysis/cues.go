@@ -551,7 +551,46 @@ func negated(pre string) bool {
 	if i := strings.LastIndexAny(pre, ".;:\n"); i >= 0 {
 		pre = pre[i+1:]
 	}
-	return phraseWithin(pre, negationWords, 25) || phraseWithin(pre, hypotheticalWords, 40)
+	return phraseWithin(maskNumero(pre), negationWords, 25) || phraseWithin(pre, hypotheticalWords, 40)
+}
+
+// maskNumero returns pre with the "no" of a numbered instrument, "No
+// <number>/<four digits>" ("Regulation (EC) No 1049/2001", "No 2018/1725"),
+// made a non-word ("n#"), so that it negates nothing after it; "no 2019
+// records" and "no 2019/20 figures" stay negations. pre is returned as it is
+// when it holds no such number.
+func maskNumero(pre string) string {
+	var b []byte
+	for i := 0; ; {
+		j := strings.Index(pre[i:], "no ")
+		if j < 0 {
+			break
+		}
+		j += i
+		i = j + 3
+		if j > 0 && isWordByte(pre[j-1]) {
+			continue
+		}
+		k := i
+		for k < len(pre) && pre[k] >= '0' && pre[k] <= '9' {
+			k++
+		}
+		d := k + 1
+		for d < len(pre) && pre[d] >= '0' && pre[d] <= '9' {
+			d++
+		}
+		if k == i || k >= len(pre) || pre[k] != '/' || d-k-1 < 4 {
+			continue // not "No <n>/<year>": "no 2019/20 figures" negates
+		}
+		if b == nil {
+			b = []byte(pre)
+		}
+		b[j+1] = '#'
+	}
+	if b == nil {
+		return pre
+	}
+	return string(b)
 }
 
 // conditionalSentence reports whether lower[at:end] is said only on a

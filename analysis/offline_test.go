@@ -339,6 +339,40 @@ func TestCueArticleVariants(t *testing.T) {
 	}
 }
 
+// TestNumeroNegatesNothing: the "No" of "Regulation (EC) No 1049/2001"
+// numbers the regulation; "no 2019/20 data" still negates what follows.
+func TestNumeroNegatesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, cue string
+		want      bool
+	}{
+		{"In accordance with Article 7(3) of Regulation (EC) No 1049/2001 the time limit is extended by 15 working days.", "cue:ext.extension", true},
+		{"Under Regulation (EU) No 2018/1725 figures were redacted.", "cue:partial.redacted", true},
+		{"No 2019/20 data was withheld from the tables.", "cue:partial.withheld", false},
+		{"There were no 2023 records withheld.", "cue:partial.withheld", false},
+	} {
+		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
+			t.Errorf("%q: %s read %v, want %v", tc.text, tc.cue, got, tc.want)
+		}
+	}
+}
+
+// TestAgencysQuestionIsItsOwn: a question the agency puts to the requester
+// ("Do you mean …?") followed by its own line is no restated request
+// question answered in place, so its cues are read.
+func TestAgencysQuestionIsItsOwn(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		"Do you mean the 2023 parking contract or the 2024 one?\nWe have two on file and need to know which to search before we can continue.",
+		"Are you asking for the incident report or the body camera video?\nWe will hold the request until we hear from you.",
+	} {
+		if feats := Features(workflow.Reply{Text: text}); !hasFeature(feats, "cue:clarify.which_meant") && !hasFeature(feats, "cue:clarify.question") {
+			t.Errorf("%q: the agency's question not read", text)
+		}
+	}
+}
+
 // "No charge for these records" is about a delivery's price, not an
 // absence of records.
 func TestNoChargeIsNotNoRecords(t *testing.T) {
