@@ -538,7 +538,7 @@ var enumeratedLineRe = regexp.MustCompile(`^\s*(?:(?:\(?\d{1,2}[.):]?|\(?[a-z][.
 
 // askedOfRequesterRe marks a question the agency puts to the requester
 // (a clarification), not one of the request's own questions restated.
-var askedOfRequesterRe = regexp.MustCompile(`\b(?:could|would|can|will) you\b|\bplease (?:confirm|clarify|specify|indicate|advise|let)\b|\bdo you (?:wish|want|still)\b|\b(?:do|did) you mean\b|\bare you (?:asking|referring|looking for|seeking|requesting)\b`)
+var askedOfRequesterRe = regexp.MustCompile(`\b(?:could|would|can|will) you\b|\bplease (?:confirm|clarify|specify|indicate|advise|let)\b|\bdo you (?:wish|want|still)\b|\b(?:do|did) you mean\b|\bare you (?:asking|referring) (?:for|to|about)\b|\bare you (?:looking for|seeking|requesting) (?:the|a|an|any|records|copies|information)\b`)
 
 // answerRe is how an answer in place opens or what it holds: a figure, a
 // yes or no, or the authority speaking ("the council holds", "we do not").

@@ -339,8 +339,49 @@ func TestCueArticleVariants(t *testing.T) {
 	}
 }
 
+// TestCueFamiliesKeepToTheirClass: stop 31's referral and delivery
+// phrasings do not fire on the same words in letters of another class
+// (found by a second read of the change), and still fire where they mean
+// their class.
+func TestCueFamiliesKeepToTheirClass(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, cue string
+		want      bool
+	}{
+		{"I attach the Council's refusal notice.", "cue:ready.plainly_given", false},
+		{"I attach a copy of your original request.", "cue:ready.plainly_given", false},
+		{"We attach the records you asked for.", "cue:ready.plainly_given", true},
+		{"No responsive records were located. This completes your request.", "cue:ready.completed", false},
+		{"I have transferred your request to the Planning team.", "cue:wrong.referred", false},
+		{"I have forwarded your email to the Records Division.", "cue:wrong.referred", false},
+		{"Transfer of your FOI request\n\nYour request has been transferred under section 16(1) of the Act to the Department of Health.", "cue:wrong.referred", true},
+		{"Below is the information we need from you before we can proceed.", "cue:ready.information_provided", false},
+		{"Please make checks payable to the City of Springfield, not the police department.", "cue:wrong.held_by_other", false},
+		{"The crash was handled by the State Highway Patrol, not our department.", "cue:wrong.held_by_other", true},
+		{"The crash occurred in unincorporated Marion County, and the deputy's report is attached.", "cue:wrong.jurisdiction", false},
+		{"We will send them once we receive your payment.", "cue:partial.more_to_follow", false},
+		{"Once the fee of $25 is paid, you can pick them up at the front desk.", "cue:ready.available", false},
+		{"Please find the cost breakdown and payment information attached.", "cue:ready.named_attached", false},
+		{"There is not a fee for electronic copies of records.", "cue:norecords.there_are_none", false},
+		{"There is not any exemption that applies to these documents.", "cue:norecords.there_are_none", false},
+		{"Please direct your request to our online portal.", "cue:wrong.make_request_to", false},
+		{"The Council and its FOI team aim to respond within 20 working days.", "cue:wrong.make_request_to", false},
+		{"We will need a more specific time frame.", "cue:ext.additional_time", false},
+		{"Your request has been passed to a separate department within the council.", "cue:wrong.maintained_by_other", false},
+		{"Where information is severed, we will explain why.", "cue:partial.redacted", false},
+		{"The fee is not ours to waive.", "cue:wrong.not_our_remit", false},
+		{"Sorry, that one is not ours.", "cue:wrong.not_our_remit", true},
+	} {
+		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
+			t.Errorf("%q: %s read %v, want %v", tc.text, tc.cue, got, tc.want)
+		}
+	}
+}
+
 // TestNumeroNegatesNothing: the "No" of "Regulation (EC) No 1049/2001"
-// numbers the regulation; "no 2019/20 data" still negates what follows.
+// numbers the regulation; "no 2019/20 data" and "no 2019/2020 records"
+// still negate what follows.
 func TestNumeroNegatesNothing(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -350,6 +391,7 @@ func TestNumeroNegatesNothing(t *testing.T) {
 		{"In accordance with Article 7(3) of Regulation (EC) No 1049/2001 the time limit is extended by 15 working days.", "cue:ext.extension", true},
 		{"Under Regulation (EU) No 2018/1725 figures were redacted.", "cue:partial.redacted", true},
 		{"No 2019/20 data was withheld from the tables.", "cue:partial.withheld", false},
+		{"There were no 2019/2020 records withheld.", "cue:partial.withheld", false},
 		{"There were no 2023 records withheld.", "cue:partial.withheld", false},
 	} {
 		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
@@ -370,6 +412,11 @@ func TestAgencysQuestionIsItsOwn(t *testing.T) {
 		if feats := Features(workflow.Reply{Text: text}); !hasFeature(feats, "cue:clarify.which_meant") && !hasFeature(feats, "cue:clarify.question") {
 			t.Errorf("%q: the agency's question not read", text)
 		}
+	}	// A question of the request, restated and answered, stays the
+	// requester's.
+	restated := "1. How many cleaning staff do you employ?\n42.\n2. Are you seeking to renew the cleaning contract?\nNo, the contract ends in 2025."
+	if feats := Features(workflow.Reply{Text: restated}); !hasFeature(feats, "x:answers_inline") || hasFeature(feats, "cue:clarify.which_meant") {
+		t.Errorf("%q: restated questions not read as answered in place", restated)
 	}
 }
 
