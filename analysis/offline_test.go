@@ -319,24 +319,35 @@ CONFIDENTIALITY NOTICE: This e-mail may contain information exempt from disclosu
 	}
 }
 
+// cueRead is a text and whether the cue feature cue is read in it.
+type cueRead struct {
+	text, cue string
+	want      bool
+}
+
+// checkCueReads fails for each case whose cue is read, or not, against want.
+func checkCueReads(t *testing.T, cases []cueRead) {
+	t.Helper()
+	for _, tc := range cases {
+		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
+			t.Errorf("%q: %s read %v, want %v", tc.text, tc.cue, got, tc.want)
+		}
+	}
+}
+
 // TestCueArticleVariants: a cue reads its phrase with "a" where it reads
 // "an" or "no" (stop 31: "require a further two weeks", "agreeable to an
 // extension", "there is not an existing document" went unread).
 func TestCueArticleVariants(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ cue, text string }{
-		{"cue:ext.additional_time", "We will need a further 20 working days to consider the public interest."},
-		{"cue:ext.additional_time", "The team requires an additional two weeks to collate the emails."},
-		{"cue:ext.agree_extension", "Please let me know whether you are agreeable to a short extension."},
-		{"cue:ext.agree_extension", "Please let me know whether you agree to a 30-day extension."},
-		{"cue:norecords.there_are_none", "There is not a document held by the Department that contains these figures."},
-		{"cue:norecords.there_are_none", "There was not any report written about the incident."},
-	}
-	for _, tc := range cases {
-		if feats := Features(workflow.Reply{Text: tc.text}); !hasFeature(feats, tc.cue) {
-			t.Errorf("%q: %s not read", tc.text, tc.cue)
-		}
-	}
+	checkCueReads(t, []cueRead{
+		{"We will need a further 20 working days to consider the public interest.", "cue:ext.additional_time", true},
+		{"The team requires an additional two weeks to collate the emails.", "cue:ext.additional_time", true},
+		{"Please let me know whether you are agreeable to a short extension.", "cue:ext.agree_extension", true},
+		{"Please let me know whether you agree to a 30-day extension.", "cue:ext.agree_extension", true},
+		{"There is not a document held by the Department that contains these figures.", "cue:norecords.there_are_none", true},
+		{"There was not any report written about the incident.", "cue:norecords.there_are_none", true},
+	})
 }
 
 // TestCueFamiliesKeepToTheirClass: stop 31's referral and delivery
@@ -345,10 +356,7 @@ func TestCueArticleVariants(t *testing.T) {
 // their class.
 func TestCueFamiliesKeepToTheirClass(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		text, cue string
-		want      bool
-	}{
+	checkCueReads(t, []cueRead{
 		{"I attach the Council's refusal notice.", "cue:ready.plainly_given", false},
 		{"I attach a copy of your original request.", "cue:ready.plainly_given", false},
 		{"We attach the records you asked for.", "cue:ready.plainly_given", true},
@@ -372,11 +380,7 @@ func TestCueFamiliesKeepToTheirClass(t *testing.T) {
 		{"Where information is severed, we will explain why.", "cue:partial.redacted", false},
 		{"The fee is not ours to waive.", "cue:wrong.not_our_remit", false},
 		{"Sorry, that one is not ours.", "cue:wrong.not_our_remit", true},
-	} {
-		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
-			t.Errorf("%q: %s read %v, want %v", tc.text, tc.cue, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestNumeroNegatesNothing: the "No" of "Regulation (EC) No 1049/2001"
@@ -384,20 +388,13 @@ func TestCueFamiliesKeepToTheirClass(t *testing.T) {
 // still negate what follows.
 func TestNumeroNegatesNothing(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		text, cue string
-		want      bool
-	}{
+	checkCueReads(t, []cueRead{
 		{"In accordance with Article 7(3) of Regulation (EC) No 1049/2001 the time limit is extended by 15 working days.", "cue:ext.extension", true},
 		{"Under Regulation (EU) No 2018/1725 figures were redacted.", "cue:partial.redacted", true},
 		{"No 2019/20 data was withheld from the tables.", "cue:partial.withheld", false},
 		{"There were no 2019/2020 records withheld.", "cue:partial.withheld", false},
 		{"There were no 2023 records withheld.", "cue:partial.withheld", false},
-	} {
-		if got := hasFeature(Features(workflow.Reply{Text: tc.text}), tc.cue); got != tc.want {
-			t.Errorf("%q: %s read %v, want %v", tc.text, tc.cue, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestAgencysQuestionIsItsOwn: a question the agency puts to the requester
@@ -412,7 +409,8 @@ func TestAgencysQuestionIsItsOwn(t *testing.T) {
 		if feats := Features(workflow.Reply{Text: text}); !hasFeature(feats, "cue:clarify.which_meant") && !hasFeature(feats, "cue:clarify.question") {
 			t.Errorf("%q: the agency's question not read", text)
 		}
-	}	// A question of the request, restated and answered, stays the
+	}
+	// A question of the request, restated and answered, stays the
 	// requester's.
 	restated := "1. How many cleaning staff do you employ?\n42.\n2. Are you seeking to renew the cleaning contract?\nNo, the contract ends in 2025."
 	if feats := Features(workflow.Reply{Text: restated}); !hasFeature(feats, "x:answers_inline") || hasFeature(feats, "cue:clarify.which_meant") {
