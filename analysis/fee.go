@@ -127,7 +127,7 @@ var (
 	// depositShareRe: a deposit worked out in words as a share of the
 	// estimate just before its amount ("an advance deposit of 50% of the
 	// estimated charge, that is $90.00").
-	depositShareRe = newFullRe(`(?i)\bdeposit\b[^.$]{0,40}?\d+(\.\d+)?\s?(%|percent|per cent) of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*$`)
+	depositShareRe = newFullRe(`(?i)\bdeposit\b[^.$]{0,40}?\d+(\.\d+)?\s?(%|percent|per cent)( of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*| ?\(\s*)$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
@@ -348,7 +348,7 @@ var totalCues = []struct {
 }
 
 func parseCents(whole, frac string) (int64, bool) {
-	w, err := strconv.ParseInt(strings.ReplaceAll(whole, ",", ""), 10, 64)
+	w, err := strconv.ParseInt(strings.NewReplacer(",", "", " ", "").Replace(whole), 10, 64)
 	if err != nil || w > 1e11 {
 		return 0, false
 	}
@@ -455,6 +455,9 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleCredit
 		case spentPre.matchString(trimmed, trimmedLower) || spentPost.MatchString(post):
 			a.role = roleRecord
+		case depositShareRe.matchString(cuePre, cuePreLower):
+			// "a deposit of 50% (£180.00)": the share named is the deposit
+			a.role = roleDeposit
 		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
 		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)) ||
@@ -479,6 +482,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 	}
 	markRanges(body, out)
 	markLimitRates(body, out)
+	markUnitPrices(body, out)
 	markShares(body, out)
 	out = append(out, tableTotals(body)...)
 	return out
@@ -620,12 +624,13 @@ func hasCurrencyCode(s string) bool {
 // 2024 EUR 30.00" is €30.00, "120 KES 12.00" is KES 12.00).
 func moneyMatches(body, lower string, ix *gramIndex) [][]int {
 	ms := moneyRe.allSubmatchIndexOpt(body, lower, ix)
-	if !hasCurrencyCode(body) {
+	rand := southAfrican(lower)
+	if !rand && !hasCurrencyCode(body) {
 		return ms
 	}
 	n := len(ms)
 	add := func(m []int, whole, frac []int) {
-		if frac[0] < 0 && !strings.Contains(body[whole[0]:whole[1]], ",") {
+		if frac[0] < 0 && !strings.ContainsAny(body[whole[0]:whole[1]], ", ") {
 			return
 		}
 		for _, o := range ms {
@@ -634,6 +639,12 @@ func moneyMatches(body, lower string, ix *gramIndex) [][]int {
 			}
 		}
 		ms = append(ms, m)
+	}
+	if rand {
+		for _, c := range randRe.FindAllStringSubmatchIndex(body, -1) {
+			// symbol, whole, frac in moneyRe's groups 1-3
+			add([]int{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], -1, -1, -1, -1, -1, -1}, c[4:6], c[6:8])
+		}
 	}
 	for _, c := range codeBeforeRe.FindAllStringSubmatchIndex(body, -1) {
 		// code, whole, frac in moneyRe's groups 1-3
@@ -647,6 +658,60 @@ func moneyMatches(body, lower string, ix *gramIndex) [][]int {
 		sort.SliceStable(ms, func(i, j int) bool { return ms[i][0] < ms[j][0] })
 	}
 	return ms
+}
+
+// perUnitRe is a price per a unit of work or material that ratePost does
+// not name ("£15.00 per property search", "£8.50 per plan").
+var perUnitRe = regexp.MustCompile(`(?i)^\s*(per|for each|each)\s+[a-z]`)
+
+// markUnitPrices: a price per unit (perUnitRe) that a worked charge then
+// multiplies ("Our charge is £15.00 per property search … 9 properties x
+// £15.00 = £135.00") is that charge's rate, not the fee; the worked
+// result is. Without a worked charge on it, "$25.00 per name" stays what
+// one name costs.
+func markUnitPrices(body string, amts []amount) {
+	computed := false
+	for _, a := range amts {
+		computed = computed || a.cueName == "computed"
+	}
+	if !computed {
+		return
+	}
+	for i, a := range amts {
+		if a.role == roleRate || !perUnitRe.MatchString(after(body, a.start+len(a.text), 40)) {
+			continue
+		}
+		for _, r := range amts {
+			if r.role == roleRate && r.cents == a.cents && r.start != a.start {
+				amts[i].role, amts[i].cue, amts[i].cueName = roleRate, 0, ""
+				break
+			}
+		}
+	}
+}
+
+// randRe is the South African rand written as a bare "R" before the
+// amount ("R625.00", "R432,00", "R1 260,00": a space or comma between
+// thousands, a decimal point or comma), read only in a South African reply
+// (southAfrican): elsewhere "R" begins road numbers, rooms and references.
+// moneyMatches keeps only amounts with a decimal part or a thousands
+// separator.
+var randRe = regexp.MustCompile(`\b(R) ?(\d{1,3}(?:[ ,]\d{3})+|\d+)(?:[.,](\d{2}))?\b`)
+
+// southAfricanMarkers name South Africa's access-to-information law
+// (PAIA, Act 2 of 2000) or its government's domain; lower-cased.
+var southAfricanMarkers = []string{"promotion of access to information act", "paia", ".gov.za", "south africa"}
+
+// southAfrican reports whether a reply (lower, lower-cased) is South
+// African by southAfricanMarkers, so that a bare "R" before an amount is
+// the rand.
+func southAfrican(lower string) bool {
+	for _, m := range southAfricanMarkers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // currencyCode maps a currency symbol, code or word to ISO 4217, and a
@@ -669,7 +734,7 @@ func currencyCode(s string) string {
 		return "KES"
 	case "rupees":
 		return "INR"
-	case "rand":
+	case "rand", "r":
 		return "ZAR"
 	case "lek":
 		return "ALL"

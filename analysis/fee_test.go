@@ -138,6 +138,10 @@ func TestFeeExtraction(t *testing.T) {
 		{"the pickup alternative", "Copies: $3.50\nPostage: $1.20\nTOTAL DUE: $4.70\nPlease remit payment by check. If you would rather pick them up, the postage charge will be waived and the amount due is $3.50.", cents(470), "USD"},
 		{"over the limit the requester mentioned", "The total comes to $62.75 (251 pages @ $0.25), which is over the $50 limit you mentioned. Please confirm you'll pay the $62.75.", cents(6275), "USD"},
 		{"a fee per name", "The fee for this search is $25.00 per name. Please remit payment by money order.", cents(2500), "USD"},
+		{"a worked charge over a price per unit", "Our charge is £15.00 per property search. The total charge for your request is:\n9 properties x £15.00 = £135.00\nWe will release the information once the charge has been paid.", cents(13500), "GBP"},
+		{"a deposit share in brackets", "3 sites x £120.00 = £360.00\nWe ask for a deposit of 50% (£180.00) before work starts, with the balance of £180.00 due before release. Please pay the deposit online.", cents(36000), "GBP"},
+		{"a bare R outside South Africa is no rand", "The copying fee is $12.00 for the plans of route R625.00 and R1,200.50. Please remit payment by check.", cents(1200), "USD"},
+		{"the rand with a decimal comma", "In terms of the Promotion of Access to Information Act, the estimated access fee is R1 260,00, calculated at R30,00 per hour. Please pay a deposit of R420,00.", cents(126000), "ZAR"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -228,7 +232,6 @@ func TestWrittenFeeQuotes(t *testing.T) {
 	t.Parallel()
 	misses := map[string]string{
 		"us-requesters/002": "the fee is in a message the clerk forwards below her own, read as quoted",
-		"intl-english/118":  "rand written as a bare R (\"R625.00\"), a letter that begins many words",
 		"uk-councils/005":   "\"A copy is £10 including postage\": an amount with no fee cue beside it",
 		// Round four, scored before its misses were read (38 of 50 exact).
 		"uk-public-bodies/025": "the charges listed under \"The fee payable is:\" outrank the \"Total\" line below them",
@@ -248,11 +251,14 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// Round eight, scored before its misses were read (30 of 33 exact).
 		"uk-2020s/083":       "FOISA's free first £100 (\"no charge can be made for the first £100 of costs\") is read as the fee, not \"FEE PAYABLE: £32.00\"",
 		"intl-2008-2026/033": "the naira written as a bare N (\"N12,500.00\"), as the rand in intl-english/118",
-		"intl-2008-2026/065": "the rand as a bare R with a decimal comma (\"R432,00\"), as intl-english/118",
 		// Round nine, scored before its misses were read (32 of 33 exact).
 		"us-local-2020s/027": "\"total for the 911 audio … is $35.00 ($15 per audio file + $5 CAD). You can pay at …\": three amounts and no fee word beside them, so no fee is set",
 		// Round ten, scored before its misses were read (21 of 22 exact).
 		"uk-commonwealth-2015-2026/027": "FOISA's 10 % share (\"The fee payable is therefore £32.00 (10% of £320)\") loses to the cost it is a share of (\"will be £420\"), as uk-2020s/083",
+		// Round eleven, scored before its misses were read (17 of 22
+		// exact); four of the five mended since (two worked charges over a
+		// price per unit, a deposit share in brackets, the rand).
+		"uk-local-2010-2026/048": "FOISA's 10 % share (\"Fee payable: £14.00\") loses to the \"Total projected cost: £240.00\" it is a share of, as uk-2020s/083",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -275,7 +281,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 453 {
-		t.Errorf("%d written fee quotes with an amount, want 453", n)
+	if n != 475 {
+		t.Errorf("%d written fee quotes with an amount, want 475", n)
 	}
 }
