@@ -135,7 +135,7 @@ var (
 	percentOfMoneyRe = regexp.MustCompile(`\d+(\.\d+)?\s?(%|per ?cent) of (the )?(?:(?:us|a|au|c|nz)?\$|£|€)\s?[\d,]+(\.\d+)?`)
 	depositNear      = newFullRe(`(?i)\bdeposit\b` + notAmountOrStop + `{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
-	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total)\b`)
+	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total|altogether|all told|in all)\b`)
 	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
 	numberWords      = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 	hourlyPostRe     = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
