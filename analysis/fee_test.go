@@ -260,6 +260,9 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// exact); four of the five mended since (two worked charges over a
 		// price per unit, a deposit share in brackets, the rand).
 		"uk-local-2010-2026/048": "FOISA's 10 % share (\"Fee payable: £14.00\") loses to the \"Total projected cost: £240.00\" it is a share of, as uk-2020s/083",
+		// Round thirteen, scored before its misses were read (20 of 22 exact).
+		"devolved-ireland-2008-2026/062": "FOISA's 10 % share worked out (\"£480 - £100 = £380 x 10% = £38.00\"): the free first £100 is read as the fee, as uk-2020s/083",
+		"devolved-ireland-2008-2026/113": "an internal review fee (\"An internal review fee of €75 applies\") outranks the worked estimate (\"12 hours x €20.95 = €251.40\")",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -282,7 +285,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 496 {
-		t.Errorf("%d written fee quotes with an amount, want 496", n)
+	if n != 518 {
+		t.Errorf("%d written fee quotes with an amount, want 518", n)
 	}
 }
