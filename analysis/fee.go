@@ -484,6 +484,9 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 	markLimitRates(body, out)
 	markUnitPrices(body, out)
 	markShares(body, out)
+	if scottish(lower) {
+		markFOISAShares(out)
+	}
 	out = append(out, tableTotals(body)...)
 	return out
 }
@@ -511,6 +514,66 @@ func markShares(body string, amts []amount) {
 }
 
 var shareOfRe = regexp.MustCompile(`\d\s?%\s*(x|×|\*|of)\s*\(`)
+
+// FOISA's fee (the Freedom of Information (Fees for Required Disclosure)
+// (Scotland) Regulations 2004, reg. 4): nothing for the first £100 of the
+// projected cost, then 10 % of the cost between £100 and £600, so at most
+// £50. In integer pence.
+const (
+	foisaFree    = 100_00
+	foisaCeiling = 600_00
+)
+
+// markFOISAShares: in a Scottish reply, a pound amount that is 10 % of
+// another's excess over £100 (a projected cost between £100 and £600) is
+// the fee FOISA lets the authority charge, whatever words sit beside it
+// ("£420.00 - £100.00 = £320.00 / 10% of £320.00 = £32.00", "The fee
+// payable is therefore £32.00 (10% of £320)", "£480 - £100 = £380 x 10% =
+// £38.00"); the cost it is worked from, a total in its own right, is not
+// what the requester pays. Found by the arithmetic, not by the wording.
+func markFOISAShares(amts []amount) {
+	for i := range amts {
+		f := &amts[i]
+		if f.currency != "GBP" || f.cents <= 0 || f.cents > (foisaCeiling-foisaFree)/10 || !feeLike(f.role) {
+			continue
+		}
+		for _, c := range amts {
+			excess := c.cents - foisaFree
+			if c.currency == "GBP" && c.cents > foisaFree && c.cents <= foisaCeiling && feeLike(c.role) && abs64(excess-10*f.cents) < 10 {
+				f.role, f.cue, f.cueName = roleTotal, 6.5, "foisa share"
+				break
+			}
+		}
+	}
+}
+
+// feeLike: a role an amount asked for can have (not a rate, limit,
+// threshold, credit or figure of the records).
+func feeLike(r feeRole) bool {
+	return r == rolePlain || r == roleTotal || r == rolePercentOf || r == roleDeposit
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// scottishMarkers name Scotland's FOI law (FOISA 2002), its fees
+// regulations or its Commissioner; lower-cased.
+var scottishMarkers = []string{"(scotland)", "foisa", "scottish information commissioner"}
+
+// scottish reports whether a reply (lower, lower-cased) is under FOISA by
+// scottishMarkers, so that its fee is read by FOISA's fee rule.
+func scottish(lower string) bool {
+	for _, m := range scottishMarkers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
 
 // paragraphRest is body from end to the end of its paragraph (a blank
 // line): "$434.30\n\nDEPOSIT REQUIRED: …" is a total above a heading, not

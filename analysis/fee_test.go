@@ -143,6 +143,9 @@ func TestFeeExtraction(t *testing.T) {
 		{"so much altogether", "It'll be £4.50 for photocopying (10p a page) plus £4.00 for recorded post, so £8.50 altogether. Cheque payable to the Parish Council.", cents(850), "GBP"},
 		{"a bare R outside South Africa is no rand", "The copying fee is $12.00 for the plans of route R625.00 and R1,200.50. Please remit payment by check.", cents(1200), "USD"},
 		{"the rand with a decimal comma", "In terms of the Promotion of Access to Information Act, the estimated access fee is R1 260,00, calculated at R30,00 per hour. Please pay a deposit of R420,00.", cents(126000), "ZAR"},
+		{"FOISA's share of the cost over £100", "Freedom of Information (Scotland) Act 2002: fees notice. Locating and copying the files will take 22 hours at £15.00 an hour, a projected cost of £330.00. No fee is charged for the first £100; you pay 10% of the rest, £23.00, before we go on.", cents(2300), "GBP"},
+		{"FOISA's share with the cost as the total", "Total projected cost: £510.00\nAs the Scottish Information Commissioner's guidance explains, the fee payable is £41.00. Please pay by cheque.", cents(4100), "GBP"},
+		{"no FOISA share outside Scotland", "Total projected cost: £510.00\nWe also enclose an invoice for the £41.00 of copying charges from your last request. Please pay by cheque.", cents(51000), "GBP"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -250,18 +253,15 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"uk-foi-2005-2019/118":  "\"The Council does not charge for staff time\" is read as a waiver of the £17.50 charged for media and postage",
 		"eu-australia/106":      "\"that's $28.00. Once you've paid …\": no payment word near the amount (\"paid\" is none; as us-2010s/034)",
 		// Round eight, scored before its misses were read (30 of 33 exact).
-		"uk-2020s/083":       "FOISA's free first £100 (\"no charge can be made for the first £100 of costs\") is read as the fee, not \"FEE PAYABLE: £32.00\"",
 		"intl-2008-2026/033": "the naira written as a bare N (\"N12,500.00\"), as the rand in intl-english/118",
 		// Round nine, scored before its misses were read (32 of 33 exact).
 		"us-local-2020s/027": "\"total for the 911 audio … is $35.00 ($15 per audio file + $5 CAD). You can pay at …\": three amounts and no fee word beside them, so no fee is set",
-		// Round ten, scored before its misses were read (21 of 22 exact).
-		"uk-commonwealth-2015-2026/027": "FOISA's 10 % share (\"The fee payable is therefore £32.00 (10% of £320)\") loses to the cost it is a share of (\"will be £420\"), as uk-2020s/083",
-		// Round eleven, scored before its misses were read (17 of 22
-		// exact); four of the five mended since (two worked charges over a
-		// price per unit, a deposit share in brackets, the rand).
-		"uk-local-2010-2026/048": "FOISA's 10 % share (\"Fee payable: £14.00\") loses to the \"Total projected cost: £240.00\" it is a share of, as uk-2020s/083",
-		// Round thirteen, scored before its misses were read (20 of 22 exact).
-		"devolved-ireland-2008-2026/062": "FOISA's 10 % share worked out (\"£480 - £100 = £380 x 10% = £38.00\"): the free first £100 is read as the fee, as uk-2020s/083",
+		// Rounds ten to thirteen, scored before their misses were read (21
+		// of 22, 17 of 22, 20 of 21 and 20 of 22 exact); mended since: two
+		// worked charges over a price per unit, a deposit share in brackets,
+		// the rand, "altogether", and (markFOISAShares) FOISA's 10 % share
+		// in four letters: uk-2020s/083 (round eight), uk-commonwealth-2015-2026/027,
+		// uk-local-2010-2026/048 and devolved-ireland-2008-2026/062.
 		"devolved-ireland-2008-2026/113": "an internal review fee (\"An internal review fee of €75 applies\") outranks the worked estimate (\"12 hours x €20.95 = €251.40\")",
 	}
 	written, err := dataset.Written()
