@@ -1254,14 +1254,15 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // paymentWords say that an amount is money the requester is asked for.
 var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",
-	"check", "cheque", "money order", "billable", "rate", "amount due", "balance", "total due", "quote"}
+	"check", "cheque", "money order", "billable", "rate", "amount due", "balance", "total due", "quote",
+	"once paid", "once you've paid", "once you have paid"}
 
 // feeContextWords: a letter that asks for a fee says one of these
 // somewhere (every fee quote of the three corpora does).
 var feeContextWords = []string{"pay", "remit", "deposit", "invoice", "cheque", "money order", "proceed", "agree", "authoriz", "authoris",
 	"confirm", "estimat", "fee", "charge", "quote", "billable", "due", "per hour", "per page", "an hour", "hourly", "a page",
 	"will cost", "would cost", "cost of", "costs of", "cost to", "cost for", "total cost", "billed", "/hour", "/hr", "/page", "hrs", "hr @", "hours at",
-	"check", "cents", "each", "owed", "cash", "total is", "total of", "costs $"}
+	"check", "cents", "each", "owed", "cash", "total is", "total of", "costs $", "once paid", "once you've paid", "once you have paid"}
 
 // paymentNear reports whether a payment word is within 150 bytes before
 // the amount (300 for a total, which may close a list of charges) or 60

@@ -146,6 +146,7 @@ func TestFeeExtraction(t *testing.T) {
 		{"FOISA's share of the cost over £100", "Freedom of Information (Scotland) Act 2002: fees notice. Locating and copying the files will take 22 hours at £15.00 an hour, a projected cost of £330.00. No fee is charged for the first £100; you pay 10% of the rest, £23.00, before we go on.", cents(2300), "GBP"},
 		{"FOISA's share with the cost as the total", "Total projected cost: £510.00\nAs the Scottish Information Commissioner's guidance explains, the fee payable is £41.00. Please pay by cheque.", cents(4100), "GBP"},
 		{"no FOISA share outside Scotland", "Total projected cost: £510.00\nWe also enclose an invoice for the £41.00 of copying charges from your last request. Please pay by cheque.", cents(51000), "GBP"},
+		{"once paid", "The map set is 14 sheets, so that comes to $21.00 (14 x $1.50). Once paid, we will post them out.", cents(2100), "USD"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -244,14 +245,13 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// Round five, scored before its misses were read (45 of 50 exact).
 		"uk-wdtk-2/043": "\"It's £14.60 for the A3 colour copies\" with the payment words two lines on",
 		// Round six, scored before its misses were read (27 of 31 exact;
-		// alaveteli-sites' two were mended in 248e581).
-		"us-2010s/034": "\"That comes to $7.50 … Once paid - cash or check\": no payment word within 60 bytes after the amount (\"paid\" is none)",
+		// alaveteli-sites' two were mended in 248e581, us-2010s/034's
+		// "Once paid" in stop 33, with eu-australia/106's of round seven).
 		"us-2010s/072": "the total for CDs ($30.00) loses to an alternative's larger estimate (\"If you would prefer paper copies, … an estimated cost of $115.00\")",
 		// Round seven, scored before its misses were read (29 of 33 exact).
 		"muckrock-format-4/116": "the first installment's cost ($18.60) is read as the total, not \"a total estimated cost of $74.40\" after it",
 		"uk-foi-2005-2019/113":  "the s.12 cost limit (£450) is set aside and the s.13 fee after it (\"a fee of £1,300.00 would be payable in advance\") with it",
 		"uk-foi-2005-2019/118":  "\"The Council does not charge for staff time\" is read as a waiver of the £17.50 charged for media and postage",
-		"eu-australia/106":      "\"that's $28.00. Once you've paid …\": no payment word near the amount (\"paid\" is none; as us-2010s/034)",
 		// Round eight, scored before its misses were read (30 of 33 exact).
 		"intl-2008-2026/033": "the naira written as a bare N (\"N12,500.00\"), as the rand in intl-english/118",
 		// Round nine, scored before its misses were read (32 of 33 exact).
@@ -263,6 +263,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// in four letters: uk-2020s/083 (round eight), uk-commonwealth-2015-2026/027,
 		// uk-local-2010-2026/048 and devolved-ireland-2008-2026/062.
 		"devolved-ireland-2008-2026/113": "an internal review fee (\"An internal review fee of €75 applies\") outranks the worked estimate (\"12 hours x €20.95 = €251.40\")",
+		// Round fourteen, scored before its misses were read (19 of 21
+		// exact with markFOISAShares; nz-canada-2005-2026/100's "Once paid"
+		// mended since).
+		"nz-canada-2005-2026/107": "the total ($554.00) loses to what it would be if sent electronically (\"the total charge would be $494.00\"), the same sum named twice",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -285,7 +289,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 518 {
-		t.Errorf("%d written fee quotes with an amount, want 518", n)
+	if n != 539 {
+		t.Errorf("%d written fee quotes with an amount, want 539", n)
 	}
 }
