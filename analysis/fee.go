@@ -124,10 +124,11 @@ var (
 	// appropriate limit)", "£450 or 18 hours".
 	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
 	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
-	// depositShareRe: a deposit worked out in words as a share of the
-	// estimate just before its amount ("an advance deposit of 50% of the
-	// estimated charge, that is $90.00").
-	depositShareRe = newFullRe(`(?i)\bdeposit\b[^.$]{0,40}?\d+(\.\d+)?\s?(%|percent|per cent)( of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*| ?\(\s*)$`)
+	// depositShareRe: a deposit (or an advance payment) worked out in
+	// words as a share of the estimate just before its amount ("an advance
+	// deposit of 50% of the estimated charge, that is $90.00", "an advance
+	// payment of 50% of the estimated charge (£320.00)").
+	depositShareRe = newFullRe(`(?i)\b(deposit|advance payment|payment in advance|prepayment|part[- ]payment|down payment)\b[^.$]{0,40}?\d+(\.\d+)?\s?(%|percent|per cent)( of (the |this |that |your |our )?(total |estimated |full |overall )?(charges?|costs?|fees?|amount|estimate|total),?( that is| i\.e\.| being| which is| namely)?,?:?\s*\(?\s*| ?\(\s*)$`)
 	// percentOfMoneyRe is a share of an amount worked out in the sentence
 	// ("10% of £485.00"): the amount that follows is the share, and the
 	// total cues before it still reach it ("The fee payable is therefore
@@ -154,9 +155,11 @@ var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|ch
 // first part of the work or the copies ("the first two hours of search
 // time are", "the initial 100 pages"); remainderRe: the text after it
 // charges for the rest ("the remaining time is charged at", "additional
-// pages cost"). Both together make the waiver an allowance.
+// pages cost"). Both together make the waiver an allowance; so does
+// allowanceRe alone, a quantity the requester is entitled to.
 var (
 	firstPartRe = regexp.MustCompile(`\b(first|initial) (\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred)? ?([a-z/&-]+ ){0,4}?(hours?|hrs?|pages?|copies|sheets|minutes|images|cds?|dvds?|discs?)\b`)
+	allowanceRe = regexp.MustCompile(`\b(entitled to|receives?|includes?|allowance of|(are|is) (provided|given))\b[^.]{0,60}\b(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
 	remainderRe = regexp.MustCompile(`\b(remaining|remainder|the rest|thereafter|additional|beyond|each further|further (hours?|pages?|copies))\b`)
 )
 
@@ -179,7 +182,14 @@ func waived(lower string, ix *gramIndex) bool {
 		// A first part given free, the rest charged ("the first hour is
 		// free of charge and the remaining time is charged at …") is an
 		// allowance, not a waiver.
-		if firstPartRe.MatchString(sentenceTail(lower[:m[0]])) && remainderRe.MatchString(lower[m[1]:min(len(lower), m[1]+200)]) {
+		tail := sentenceTail(lower[:m[0]])
+		if firstPartRe.MatchString(tail) && remainderRe.MatchString(lower[m[1]:min(len(lower), m[1]+200)]) {
+			continue
+		}
+		// So is a requester's allowance of so many hours or pages ("you
+		// are entitled to two hours of search and 100 pages of duplication
+		// without charge", 5 U.S.C. 552(a)(4)(A)(iv)).
+		if allowanceRe.MatchString(tail) {
 			continue
 		}
 		sent := sentenceAround(lower, m[0], m[1])
@@ -600,11 +610,20 @@ func totalAfter(body string, end int, post string) bool {
 		return true // the label is on the amount's own line
 	}
 	label := strings.TrimLeft(rest[nl:], " \t\n")
-	if i := strings.IndexByte(label, '\n'); i >= 0 {
-		label = label[:i]
+	for {
+		line, next, _ := strings.Cut(label, "\n")
+		if !ruleLineRe.MatchString(line) || next == "" {
+			label = line
+			break
+		}
+		label = strings.TrimLeft(next, " \t\n") // "----------" under a column of sums
 	}
 	return !strings.ContainsAny(label, "0123456789")
 }
+
+// ruleLineRe is a line drawn under a column of sums ("----------",
+// "=======").
+var ruleLineRe = regexp.MustCompile(`^\s*[-=_]{3,}\s*$`)
 
 // markRanges reads "$100 - $250" and "between $100 and $250" as the upper
 // estimate: the lower end is dropped, the upper takes its role.

@@ -147,6 +147,9 @@ func TestFeeExtraction(t *testing.T) {
 		{"FOISA's share with the cost as the total", "Total projected cost: £510.00\nAs the Scottish Information Commissioner's guidance explains, the fee payable is £41.00. Please pay by cheque.", cents(4100), "GBP"},
 		{"no FOISA share outside Scotland", "Total projected cost: £510.00\nWe also enclose an invoice for the £41.00 of copying charges from your last request. Please pay by cheque.", cents(51000), "GBP"},
 		{"once paid", "The map set is 14 sheets, so that comes to $21.00 (14 x $1.50). Once paid, we will post them out.", cents(2100), "USD"},
+		{"an advance payment as a share of the estimate", "Total estimated charge: £410.00\nWe ask for an advance payment of 50% of the estimated charge (£205.00) before we begin.", cents(41000), "GBP"},
+		{"a rule line under a column of sums", "Copies: 0 pages x $0.10 ......... $0.00\nLabor and redaction ............... $120.00\nMedia: none ...................... $0.00\nProgramming: not required ........ $0.00\n  ----------\nTOTAL ESTIMATED CHARGES .......... $120.00", cents(12000), "USD"},
+		{"an allowance of hours and pages is no waiver", "As a news media requester you are entitled to 100 pages of duplication without charge. We estimate that the fees for this request will be between $40.00 and $75.00. Please confirm in writing within 15 working days that you are willing to pay fees of up to $75.00.", cents(7500), "USD"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -267,6 +270,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// exact with markFOISAShares; nz-canada-2005-2026/100's "Once paid"
 		// mended since).
 		"nz-canada-2005-2026/107": "the total ($554.00) loses to what it would be if sent electronically (\"the total charge would be $494.00\"), the same sum named twice",
+		// Round fifteen, scored before its misses were read (18 of 21
+		// exact); all three mended since (an advance payment as a share of
+		// the estimate, a rule line under a column of sums, an allowance of
+		// pages "without charge").
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -289,7 +296,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 539 {
-		t.Errorf("%d written fee quotes with an amount, want 539", n)
+	if n != 560 {
+		t.Errorf("%d written fee quotes with an amount, want 560", n)
 	}
 }
