@@ -472,6 +472,9 @@ type fact struct{ name, span string }
 func (rd *reading) facts() []fact {
 	var out []fact
 	switch {
+	case rd.fee.cents != nil && *rd.fee.cents == 0:
+		// "Estimated fees: $0.00": nothing to pay, so no evidence of a
+		// fee quote.
 	case rd.fee.cents != nil && rd.fee.cued:
 		out = append(out, fact{"fee_amount", workflow.Money(*rd.fee.cents, rd.fee.currency)})
 	case rd.fee.cents != nil:

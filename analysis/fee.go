@@ -100,7 +100,7 @@ var (
 		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
 		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?)\s*\(?$`)
 	creditPost = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b|` +
-		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?(has|have|had|was|were) (now |already |previously )?(been )?(received|paid|processed|credited|refunded|applied|cashed)\b|` +
+		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?((has|have|had|was|were) (now |already |previously )?(been )?(received|paid|processed|credited|refunded|applied|cashed)|came in|arrived|cleared)\b|` +
 		`^\)?\s*((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
 		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
 	// spentPre and spentPost mark a sum the records report, not a charge:
@@ -149,7 +149,7 @@ var (
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\bpay\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
+var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\b(pay|accept (the|this|these|our) (charges?|fees?|costs?))\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) (made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // firstPartRe: the words before a waiver phrase in its sentence name a
 // first part of the work or the copies ("the first two hours of search
@@ -159,7 +159,7 @@ var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|ch
 // allowanceRe alone, a quantity the requester is entitled to.
 var (
 	firstPartRe = regexp.MustCompile(`\b(first|initial) (\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred)? ?([a-z/&-]+ ){0,4}?(hours?|hrs?|pages?|copies|sheets|minutes|images|cds?|dvds?|discs?)\b`)
-	allowanceRe = regexp.MustCompile(`\b(entitled to|receives?|includes?|allowance of|(are|is) (provided|given))\b[^.]{0,60}\b(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
+	allowanceRe = regexp.MustCompile(`(\b(entitled to|receives?|includes?|allowance of|(are|is) (provided|given))\b[^.]{0,60}|\b(fewer|less|under|up to) (than )?)\b(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
 	remainderRe = regexp.MustCompile(`\b(remaining|remainder|the rest|thereafter|additional|beyond|each further|further (hours?|pages?|copies))\b`)
 )
 
@@ -475,7 +475,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleDeposit
 		default:
 			a.role = rolePlain
-			if totalAfter(body, m[1], post) {
+			if totalAfter(body, end, post) {
 				a.role, a.cue = roleTotal, 5
 				break
 			}
@@ -1090,6 +1090,9 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		if alternativeOffer(lower, a.start) {
 			s -= 3 // "If you would rather pick them up, … the amount due is $3.50"
 		}
+		if a.cents == 0 {
+			s -= 100 // a "$0.00" line of a statement: the fee only when nothing else is
+		}
 		if notDue[a.cents] && (a.role == rolePlain || a.role == roleTotal && a.cue < 5) {
 			continue // "the limit of £450 … the £450 would be exceeded"
 		}
@@ -1274,7 +1277,7 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // paymentWords say that an amount is money the requester is asked for.
 var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",
 	"check", "cheque", "money order", "billable", "rate", "amount due", "balance", "total due", "quote",
-	"once paid", "once you've paid", "once you have paid"}
+	"once paid", "once you've paid", "once you have paid", "postage"}
 
 // feeContextWords: a letter that asks for a fee says one of these
 // somewhere (every fee quote of the three corpora does).

@@ -150,6 +150,9 @@ func TestFeeExtraction(t *testing.T) {
 		{"an advance payment as a share of the estimate", "Total estimated charge: £410.00\nWe ask for an advance payment of 50% of the estimated charge (£205.00) before we begin.", cents(41000), "GBP"},
 		{"a rule line under a column of sums", "Copies: 0 pages x $0.10 ......... $0.00\nLabor and redaction ............... $120.00\nMedia: none ...................... $0.00\nProgramming: not required ........ $0.00\n  ----------\nTOTAL ESTIMATED CHARGES .......... $120.00", cents(12000), "USD"},
 		{"an allowance of hours and pages is no waiver", "As a news media requester you are entitled to 100 pages of duplication without charge. We estimate that the fees for this request will be between $40.00 and $75.00. Please confirm in writing within 15 working days that you are willing to pay fees of up to $75.00.", cents(7500), "USD"},
+		{"a deposit that came in", "Your $20 deposit came in yesterday and has been applied to your request; we now expect to finish by May 3.", nil, ""},
+		{"free under a size, charged above it", "Documents of fewer than 20 pages are supplied free of charge, while larger ones are charged at EUR 0.10 per page.\n  1,080 pages x EUR 0.10 = EUR 108.00\n  Postage = EUR 14.50\n  Total = EUR 122.50\nPlease confirm in writing that you accept this charge.", cents(12250), "EUR"},
+		{"a line total before the total", "(i) 236 pages @ Rs. 2/- per page = Rs. 472/-\n(ii) One CD @ Rs. 50/- = Rs. 50/-\nTotal = Rs. 522/-\nThe amount may be deposited in cash.", cents(52200), "INR"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -232,6 +235,23 @@ func TestCorpusFeeQuotes(t *testing.T) {
 
 func replyOf(text string) workflow.Reply { return workflow.Reply{Text: text} }
 
+// A zero estimate ("Estimated fees: $0.00" in a portal's status notice) is
+// read as the fee it states, but it is nothing to pay: no fee fact for the
+// model.
+func TestZeroFeeIsNoFeeEvidence(t *testing.T) {
+	t.Parallel()
+	rd, _ := prepare(replyOf("Status: In progress\nEstimated fees: $0.00\nWe will email you when your records are ready."))
+	defer rd.release()
+	if rd.fee.cents == nil || *rd.fee.cents != 0 {
+		t.Fatalf("fee %v, want 0 cents (%s)", rd.fee.cents, rd.fee.reason)
+	}
+	for _, f := range rd.facts() {
+		if f.name == "fee_amount" || f.name == "amount_uncued" {
+			t.Errorf("fact %s (%s) for a $0.00 estimate", f.name, f.span)
+		}
+	}
+}
+
 // TestWrittenFeeQuotes: the written fee quotes (dataset/written) extracted
 // to the cent, but for the ones the extractor is known to miss; a new miss,
 // or a known one mended, fails. Their fee_amount is in the letter's
@@ -240,7 +260,8 @@ func TestWrittenFeeQuotes(t *testing.T) {
 	t.Parallel()
 	misses := map[string]string{
 		"us-requesters/002": "the fee is in a message the clerk forwards below her own, read as quoted",
-		"uk-councils/005":   "\"A copy is £10 including postage\": an amount with no fee cue beside it",
+		// uk-councils/005 ("A copy is £10 including postage") mended in
+		// stop 33: postage is a payment word.
 		// Round four, scored before its misses were read (38 of 50 exact).
 		"uk-public-bodies/025": "the charges listed under \"The fee payable is:\" outrank the \"Total\" line below them",
 		"intl-plain/025":       "a range whose lower end has no currency (\"250 to 400 Euro\")",
@@ -274,6 +295,10 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// exact); all three mended since (an advance payment as a share of
 		// the estimate, a rule line under a column of sums, an allowance of
 		// pages "without charge").
+		// Round sixteen, every reply about money, scored before its misses
+		// were read (21 of 24 exact); all three mended since ("£6.50 in
+		// total" of media and postage, "fewer than 20 pages … free of
+		// charge", a line total "Rs. 50/- = Rs. 50/-" above the total).
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -296,7 +321,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 560 {
-		t.Errorf("%d written fee quotes with an amount, want 560", n)
+	if n != 584 {
+		t.Errorf("%d written fee quotes with an amount, want 584", n)
 	}
 }
