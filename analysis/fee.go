@@ -27,6 +27,7 @@ const (
 	roleRangeLow                 // "$100" in "between $100 and $250": the upper end counts
 	roleDeposit                  // "a deposit of $200"
 	roleTotal                    // "total cost $45,000", "estimate is $38.00"
+	roleOtherFee                 // the statutory fee of an appeal or complaint: "an appeal must be accompanied by the fee of $25.00"
 )
 
 // amount is one money mention in the body.
@@ -98,11 +99,15 @@ var (
 	creditPre         = newFullRe(`(?i)\b(minus|less|credit(ed)? (of|for)|refund(ed)?( of)?|already paid|paid|receipt for (the |your )?(\w+ )?(fee|payment|deposit)( of)?|` +
 		`(confirm(s|ed|ing)?|acknowledg(e|es|ed|ing)|confirmation of|thank you for) (the )?receipt of( the| your)?( \w+)?( ` + paidThing + `)?( of| for| in the amount of)?|` +
 		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
-		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?)\s*\(?$`)
+		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?|` +
+		`acknowledg(e|es|ed|ing) (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?|` +
+		`\byou (have )?(already )?(sent|paid|submitted|enclosed|remitted)( us)?( a| an| the| your)?|` +
+		`\b(received|enclosed|included|submitted)\b[^.]{0,60}\b(together with|along with|with)( the| your| a| an)?( (\w+ )?fee of)?)\s*\(?$`)
 	creditPost = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b|` +
 		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?((has|have|had|was|were) (now |already |previously )?(been )?(received|paid|processed|credited|refunded|applied|cashed)|came in|arrived|cleared)\b|` +
-		`^\)?\s*((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
-		`^\)?\s*,?\s*(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b`)
+		`^\)?\s*((\w+ ){0,2}` + paidThing + ` )?((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
+		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?(that |which )?you (have )?(already |previously )?(paid|sent|submitted|remitted)\b|` +
+		`^\)?\s*,?\s*((both|all|each) of )?(which|that) (has|have|had|was|were) (now |already |previously )?(been )?(paid|received|settled)\b`)
 	// spentPre and spentPost mark a sum the records report, not a charge:
 	// "the council spent £3,400", "£1,182.58 was spent on repairs".
 	spentPre  = newFullRe(`(?i)\b(spent|spending of|expenditure (of|was|were|is|totall?ing)|paid out)\s*:?\s*\(?$`)
@@ -146,6 +151,17 @@ var (
 	hourAtPreRe      = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
 	sentenceStopR    = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
+
+// scalePost follows an amount written with a scale word ("$2.3 million",
+// "£1.2bn"): a sum in the records, never a charge for them.
+var scalePost = regexp.MustCompile(`(?i)^\s*(million|billion|trillion|thousand|bn|mn|m|k)\b`)
+
+// appealFeePre ends the sentence before an amount that is the fee of an
+// appeal or a complaint to an oversight body, stated in the appeal-rights
+// paragraph ("An appeal must be made within 30 days … and be accompanied
+// by the appropriate fee of $25.00", Ontario MFIPPA s.39): not this
+// request's fee.
+var appealFeePre = regexp.MustCompile(`\b(appeal|complaint|review)s?\b[^.]{0,100}\b(accompanied by|along with|with|requires?|subject to) (the |a |an )?(appropriate |prescribed |applicable |required |non-refundable )?(appeal |application |filing |lodg(e)?ment )?fee( of)?\s*\(?$`)
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
@@ -351,7 +367,7 @@ var totalCues = []struct {
 	// ("we are issuing you with a fees notice for £46.00").
 	{newFullRe(`(?i)\bfees? notice\b` + notAmountOrStop + `{0,60}$`), 5.5, "amount asked"},
 	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
-	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b` + notAmountOrStop + `{0,100}\b(is|are|of|at|will be|would be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
+	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b` + notAmountOrStop + `{0,100}\b(is|are|of|at|will be|would be|to be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{newFullRe(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
 	{newFullRe(`=\s*$`), 3, "computed"},
@@ -453,6 +469,8 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 		}
 		post := after(body, end, 40)
 		switch {
+		case scalePost.MatchString(post):
+			a.role = roleRecord // "$2.3 million": a sum of the records, not a charge
 		case ratePost.MatchString(post) || ratePre.matchString(trimmed, trimmedLower):
 			a.role = roleRate
 		case limitPost.MatchString(post) || limitBefore(pre):
@@ -463,6 +481,8 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleThreshold
 		case creditPre.matchString(trimmed, trimmedLower) || creditPost.MatchString(post):
 			a.role = roleCredit
+		case appealFeePre.MatchString(sentenceTail(asciiLower(before(body, m[0], 200)))):
+			a.role = roleOtherFee
 		case spentPre.matchString(trimmed, trimmedLower) || spentPost.MatchString(post):
 			a.role = roleRecord
 		case depositShareRe.matchString(cuePre, cuePreLower):
@@ -1052,7 +1072,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 	}
 	for _, a := range amts {
 		count[a.cents]++
-		nd := a.role == roleThreshold && !quoted[a.cents] || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit
+		nd := a.role == roleThreshold && !quoted[a.cents] || a.role == roleLimit || a.role == roleOverLimit || a.role == roleCredit || a.role == roleOtherFee
 		res.reported = res.reported || a.role == roleRecord
 		res.all = append(res.all, money{a.cents, a.currency, nd})
 		if nd {
@@ -1237,6 +1257,7 @@ var notAQuote = map[feeRole]string{
 	roleThreshold: "a threshold",
 	roleCredit:    "already paid, received or refunded",
 	roleRecord:    "a figure in the records",
+	roleOtherFee:  "the fee of an appeal or complaint",
 }
 
 func (res feeResult) withProduct(p money) feeResult {

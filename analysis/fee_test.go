@@ -153,6 +153,11 @@ func TestFeeExtraction(t *testing.T) {
 		{"a deposit that came in", "Your $20 deposit came in yesterday and has been applied to your request; we now expect to finish by May 3.", nil, ""},
 		{"free under a size, charged above it", "Documents of fewer than 20 pages are supplied free of charge, while larger ones are charged at EUR 0.10 per page.\n  1,080 pages x EUR 0.10 = EUR 108.00\n  Postage = EUR 14.50\n  Total = EUR 122.50\nPlease confirm in writing that you accept this charge.", cents(12250), "EUR"},
 		{"a line total before the total", "(i) 236 pages @ Rs. 2/- per page = Rs. 472/-\n(ii) One CD @ Rs. 50/- = Rs. 50/-\nTotal = Rs. 522/-\nThe amount may be deposited in cash.", cents(52200), "INR"},
+		{"estimated to be", "We estimate the fees for your request to be $345.00. A deposit of 50% of the estimate ($172.50) must be paid before we continue processing your request.", cents(34500), "USD"},
+		{"a sum in millions is a record", "We have asked the Attorney General for a ruling on the $2.3 million invoice you asked about.", nil, ""},
+		{"a deposit the requester sent, refunded", "With your request you sent a $25.00 deposit toward copy costs. As no records were found, your $25.00 deposit is being refunded in full.", nil, ""},
+		{"an application fee received with the request", "We have received your request, together with the $5.00 application fee. Fees may be charged later for search time and copies.", nil, ""},
+		{"an appeal's fee", "We will need 30 more days. You may ask the Commissioner to review this decision; an appeal must be made within 30 days of receiving this letter and be accompanied by the appropriate fee of $25.00. Fees for this request will be estimated later.", nil, ""},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -299,6 +304,9 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// were read (21 of 24 exact); all three mended since ("£6.50 in
 		// total" of media and postage, "fewer than 20 pages … free of
 		// charge", a line total "Rs. 50/- = Rs. 50/-" above the total).
+		// Round seventeen, every reply about money, scored before its misses
+		// were read (21 of 24 exact); two mended since ("estimate … to be").
+		"money-commonwealth-2008-2026/093": "a reduced fee for medical-card holders (\"A reduced fee of €10 applies to persons who hold a current medical card\") outranks the fee payable (€15)",
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -321,7 +329,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 584 {
-		t.Errorf("%d written fee quotes with an amount, want 584", n)
+	if n != 608 {
+		t.Errorf("%d written fee quotes with an amount, want 608", n)
 	}
 }
