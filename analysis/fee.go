@@ -70,7 +70,7 @@ var (
 	// groups). No two neighbouring words share a first letter: the parser
 	// would factor "r(?:upees|and)" and leave the prefilter
 	// (requiredLiterals) the key "r".
-	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bksh\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
+	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bkshs?\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
 	// codeBeforeRe and codeAfterRe: "KES 1,500", "BRL 37.50", "7,300 KRW",
 	// "37.50 USD". Upper case only, so that "php" or "top" in prose is no
 	// currency; run only where hasCurrencyCode finds a code (moneyRe's
@@ -153,8 +153,8 @@ var (
 )
 
 // scalePost follows an amount written with a scale word ("$2.3 million",
-// "£1.2bn"): a sum in the records, never a charge for them.
-var scalePost = regexp.MustCompile(`(?i)^\s*(million|billion|trillion|thousand|bn|mn|m|k)\b`)
+// "£1.2bn", "Rs. 2.75 crore"): a sum in the records, never a charge for them.
+var scalePost = regexp.MustCompile(`(?i)^\s*(million|billion|trillion|thousand|bn|mn|m|k|lakhs?|crores?)\b`)
 
 // appealFeePre ends the sentence before an amount that is the fee of an
 // appeal or a complaint to an oversight body, stated in the appeal-rights
@@ -570,7 +570,7 @@ func markFOISAShares(amts []amount) {
 		for _, c := range amts {
 			excess := c.cents - foisaFree
 			if c.currency == "GBP" && c.cents > foisaFree && c.cents <= foisaCeiling && feeLike(c.role) && abs64(excess-10*f.cents) < 10 {
-				f.role, f.cue, f.cueName = roleTotal, 6.5, "foisa share"
+				f.role, f.cue, f.cueName = roleTotal, 9, "foisa share" // outranks the cost it is worked from, however that cost is stated
 				break
 			}
 		}
@@ -832,7 +832,7 @@ func currencyCode(s string) string {
 		return "PHP"
 	case "r$", "reais":
 		return "BRL"
-	case "ksh.", "ksh":
+	case "ksh.", "ksh", "kshs.", "kshs":
 		return "KES"
 	case "rupees":
 		return "INR"
@@ -1120,6 +1120,8 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		switch {
 		case netOfDeduction(body, amts, a):
 			s += 2 // "a total of $432.00, less the two free hours ($96.00), for an estimated fee of $336.00"
+		case a.role == roleTotal && sumOfParts(amts, a):
+			s += 2 // "… an estimated fee of $80.00 … amounts to $70.00. The total estimated fee is therefore $150.00"
 		case restAfterDeposit(amts, a):
 			s -= 3 // "a deposit of $150.00 … the balance of $370.00" of $520.00
 		}
@@ -1179,6 +1181,31 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		}
 	}
 	return res
+}
+
+// sumOfParts reports whether a is the sum of two or more amounts just
+// before it (a run of charges, rates left out): the total of an itemised
+// statement, which outranks each of its items.
+func sumOfParts(amts []amount, a amount) bool {
+	var parts []int64
+	for _, b := range amts {
+		if b.start >= a.start {
+			break
+		}
+		if b.role != roleRate && b.cents > 0 && b.currency == a.currency {
+			parts = append(parts, b.cents)
+		}
+	}
+	for i := len(parts) - 2; i >= 0; i-- {
+		var sum int64
+		for _, c := range parts[i:] {
+			sum += c
+		}
+		if sum == a.cents {
+			return true
+		}
+	}
+	return false
 }
 
 // netOfDeduction reports whether a is what remains of an earlier amount

@@ -158,6 +158,9 @@ func TestFeeExtraction(t *testing.T) {
 		{"a deposit the requester sent, refunded", "With your request you sent a $25.00 deposit toward copy costs. As no records were found, your $25.00 deposit is being refunded in full.", nil, ""},
 		{"an application fee received with the request", "We have received your request, together with the $5.00 application fee. Fees may be charged later for search time and copies.", nil, ""},
 		{"an appeal's fee", "We will need 30 more days. You may ask the Commissioner to review this decision; an appeal must be made within 30 days of receiving this letter and be accompanied by the appropriate fee of $25.00. Fees for this request will be estimated later.", nil, ""},
+		{"the shilling as Kshs.", "Copies of the minutes will be released on payment of Kshs. 1,500 at the cash office.", cents(150000), "KES"},
+		{"a sum in crores is a record", "The expenditure on Lake Road (sanctioned cost Rs. 2.75 crore) runs into 43 pages. You are requested to deposit the additional fee of Rs. 86/- (43 pages @ Rs. 2/- per page).", cents(8600), "INR"},
+		{"the total of the items outranks an item", "The remaining 8 hours are chargeable at $10.00 per hour, for an estimated fee of $80.00. Photocopying of 350 pages at $0.20 per page amounts to $70.00. The total estimated fee is therefore $150.00. Please pay a deposit of $75.00.", cents(15000), "USD"},
 		{"revised on review", "You asked us to review the charge of £450.00 we notified to you. The revised charge is £180.00; the information will be sent once payment is received.", cents(18000), "GBP"},
 		{"reduced to", "I have therefore varied the decision and reduced the estimated fee to €265. A deposit of 20% of the estimated fee, that is €53, is payable before work proceeds.", cents(26500), "EUR"},
 		{"total revised fee estimate", "The City has revisited the fee estimate of $1,187.50 issued on July 14.\nSearch time: $240.00\nPreparation: $135.00\nComputer costs: $15.00\nTotal revised fee estimate: $390.00\nA deposit of $195.00 is therefore required.", cents(39000), "USD"},
@@ -267,8 +270,9 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"us-requesters/002": "the fee is in a message the clerk forwards below her own, read as quoted",
 		// uk-councils/005 ("A copy is £10 including postage") mended in
 		// stop 33: postage is a payment word.
-		// Round four, scored before its misses were read (38 of 50 exact).
-		"uk-public-bodies/025": "the charges listed under \"The fee payable is:\" outrank the \"Total\" line below them",
+		// Round four, scored before its misses were read (38 of 50 exact;
+		// uk-public-bodies/025's "Total" under the charges mended in stop
+		// 33: a total that sums the items before it, sumOfParts).
 		"intl-plain/025":       "a range whose lower end has no currency (\"250 to 400 Euro\")",
 		"intl-plain/057":       "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
 		// Round five, scored before its misses were read (45 of 50 exact).
@@ -307,6 +311,8 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// Round seventeen, every reply about money, scored before its misses
 		// were read (21 of 24 exact); two mended since ("estimate … to be").
 		"money-commonwealth-2008-2026/093": "a reduced fee for medical-card holders (\"A reduced fee of €10 applies to persons who hold a current medical card\") outranks the fee payable (€15)",
+		// Round eighteen, scored before its misses were read (20 of 23
+		// exact); all three mended since ("Kshs.", crores, sumOfParts).
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -329,7 +335,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 608 {
-		t.Errorf("%d written fee quotes with an amount, want 608", n)
+	if n != 631 {
+		t.Errorf("%d written fee quotes with an amount, want 631", n)
 	}
 }

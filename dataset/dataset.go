@@ -62,7 +62,8 @@ var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", 
 	"uk-local-2010-2026", "english-mail-2008-2026", "muckrock-format-7", "uk-wdtk-3",
 	"devolved-ireland-2008-2026", "us-small-bodies-2008-2026",
 	"scotland-wales-ni-2005-2026", "nz-canada-2005-2026", "muckrock-format-8", "uk-nhs-police-universities-2010-2026",
-	"money-us-2005-2026", "money-intl-2005-2026", "money-us-2-2008-2026", "money-commonwealth-2008-2026"}
+	"money-us-2005-2026", "money-intl-2005-2026", "money-us-2-2008-2026", "money-commonwealth-2008-2026",
+	"money-mixed-2000-2026", "us-uk-plain-2026"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil
