@@ -273,8 +273,8 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// Round four, scored before its misses were read (38 of 50 exact;
 		// uk-public-bodies/025's "Total" under the charges mended in stop
 		// 33: a total that sums the items before it, sumOfParts).
-		"intl-plain/025":       "a range whose lower end has no currency (\"250 to 400 Euro\")",
-		"intl-plain/057":       "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
+		"intl-plain/025": "a range whose lower end has no currency (\"250 to 400 Euro\")",
+		"intl-plain/057": "the Albanian lek as \"ALL\" after words (\"2,400 (two thousand four hundred) ALL\"): ALL is not read as a currency",
 		// Round five, scored before its misses were read (45 of 50 exact).
 		"uk-wdtk-2/043": "\"It's £14.60 for the A3 colour copies\" with the payment words two lines on",
 		// Round six, scored before its misses were read (27 of 31 exact;
