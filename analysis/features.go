@@ -482,7 +482,7 @@ func (rd *reading) facts() []fact {
 	case rd.fee.rateOnly:
 		out = append(out, fact{"rate_only", "a rate for the work"})
 	}
-	if rd.fee.cents != nil && rd.fee.cued && hasAny(rd.ev, "clarify.confirm", "clarify.could_you", "clarify.decision", "clarify.please_reply") {
+	if rd.fee.cents != nil && *rd.fee.cents > 0 && rd.fee.cued && hasAny(rd.ev, "clarify.confirm", "clarify.could_you", "clarify.decision", "clarify.please_reply") {
 		// "Please confirm before we proceed" under a quoted fee asks for
 		// consent to the fee.
 		out = append(out, fact{"fee_asks_consent", "a quoted fee, and the requester asked to confirm or decide"})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ var (
 	// groups). No two neighbouring words share a first letter: the parser
 	// would factor "r(?:upees|and)" and leave the prefilter
 	// (requiredLiterals) the key "r".
-	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bkshs?\. ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
+	moneyRe = newFullRe(`(?i)((?:us|a|au|c|nz)?\$|\br\$|£|€|¥|₩|₱|₹|\brs\. ?|\bkshs?\.? ?|(?:usd|gbp|eur|aud|cad|nzd|inr|zar) ?)\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\b|\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{2}))?(?:/-)? (dollars|rupees|pounds|rand|euros?|reais|yen|lek)\b`)
 	// codeBeforeRe and codeAfterRe: "KES 1,500", "BRL 37.50", "7,300 KRW",
 	// "37.50 USD". Upper case only, so that "php" or "top" in prose is no
 	// currency; run only where hasCurrencyCode finds a code (moneyRe's
@@ -100,9 +101,9 @@ var (
 		`(confirm(s|ed|ing)?|acknowledg(e|es|ed|ing)|confirmation of|thank you for) (the )?receipt of( the| your)?( \w+)?( ` + paidThing + `)?( of| for| in the amount of)?|` +
 		`(have|has|had) (now |already )?received (the |your )?((\w+ )?` + paidThing + `( of| for| in the amount of)?)?|` +
 		`thank you for (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?|` +
-		`acknowledg(e|es|ed|ing) (the |your )(\w+ )?` + paidThing + `( of| for| in the amount of)?|` +
-		`\byou (have )?(already )?(sent|paid|submitted|enclosed|remitted)( us)?( a| an| the| your)?|` +
-		`\b(received|enclosed|included|submitted)\b[^.]{0,60}\b(together with|along with|with)( the| your| a| an)?( (\w+ )?fee of)?)\s*\(?$`)
+		`acknowledg(e|es|ed|ing) your (\w+ )?` + paidThing + `( of| for| in the amount of)?|` +
+		`\byou (already )?(sent|paid|submitted|enclosed|remitted)( us)?( a| an| the| your)?|` +
+		`\b(received|enclosed|included|submitted)\b[^.]{0,60}\b(together with|along with|with (a |the )?fee of)( the| your| a| an)?( (\w+ )?fee of)?)\s*\(?$`)
 	creditPost = regexp.MustCompile(`(?i)^\s*(of )?(the |your )?(initial |prior |previous )?(deposit|payment) (received|paid|already)|^\s*(already )?(received|paid)\b|` +
 		`^\)?\s*,?\s*((\w+ ){0,2}` + paidThing + ` )?((has|have|had|was|were) (now |already |previously )?(been )?(received|paid|processed|credited|refunded|applied|cashed)|came in|arrived|cleared)\b|` +
 		`^\)?\s*((\w+ ){0,2}` + paidThing + ` )?((will|is to|has|have) been |will be |is being )?refunded\b|^\s*(refund|rebate)\b|` +
@@ -152,16 +153,25 @@ var (
 	sentenceStopR    = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
 
+// conditionalTailRe: the amount's sentence so far puts the payment ahead
+// ("Once you have paid the $45.00 fee", "until it is submitted together
+// with the $5 fee"): not paid yet, unless it is to be refunded.
+var conditionalTailRe = regexp.MustCompile(`\b(once|when|until|unless|if|after|upon|before)\b`)
+
+// refundRe: money to be refunded is not asked for, whatever the condition
+// ("If you withdraw your application we will arrange a $30 refund").
+var refundRe = regexp.MustCompile(`(?i)\brefund`)
+
 // scalePost follows an amount written with a scale word ("$2.3 million",
 // "£1.2bn", "Rs. 2.75 crore"): a sum in the records, never a charge for them.
-var scalePost = regexp.MustCompile(`(?i)^\s*(million|billion|trillion|thousand|bn|mn|m|k|lakhs?|crores?)\b`)
+var scalePost = regexp.MustCompile(`(?i)^(\.\d+)?\s*(million|billion|trillion|thousand|bn|mn|m|k|lakhs?|crores?)\b`)
 
 // appealFeePre ends the sentence before an amount that is the fee of an
 // appeal or a complaint to an oversight body, stated in the appeal-rights
 // paragraph ("An appeal must be made within 30 days … and be accompanied
 // by the appropriate fee of $25.00", Ontario MFIPPA s.39): not this
 // request's fee.
-var appealFeePre = regexp.MustCompile(`\b(appeal|complaint|review)s?\b[^.]{0,100}\b(accompanied by|along with|with|requires?|subject to) (the |a |an )?(appropriate |prescribed |applicable |required |non-refundable )?(appeal |application |filing |lodg(e)?ment )?fee( of)?\s*\(?$`)
+var appealFeePre = regexp.MustCompile(`\b(appeal|complaint)s?\b[^.]{0,100}\b(accompanied by|along with|requires?) (the |a |an )?(appropriate |prescribed |applicable |required |non-refundable )?(appeal |application |filing |lodg(e)?ment )?fee( of)?\s*\(?$`)
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
@@ -172,10 +182,17 @@ var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|ch
 // time are", "the initial 100 pages"); remainderRe: the text after it
 // charges for the rest ("the remaining time is charged at", "additional
 // pages cost"). Both together make the waiver an allowance; so does
-// allowanceRe alone, a quantity the requester is entitled to.
+// allowanceRe alone, a quantity the requester is entitled to, and
+// sizeFreeRe with a charge for more in the same sentence.
 var (
 	firstPartRe = regexp.MustCompile(`\b(first|initial) (\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred)? ?([a-z/&-]+ ){0,4}?(hours?|hrs?|pages?|copies|sheets|minutes|images|cds?|dvds?|discs?)\b`)
-	allowanceRe = regexp.MustCompile(`(\b(entitled to|receives?|includes?|allowance of|(are|is) (provided|given))\b[^.]{0,60}|\b(fewer|less|under|up to) (than )?)\b(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
+	allowanceRe = regexp.MustCompile(`\b(entitled to|receives?|allowance of|(are|is) (provided|given))\b[^.]{0,60}\b(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
+	// sizeFreeRe and chargedRe: a size under which copies are free ("fewer
+	// than 20 pages are supplied free of charge") is an allowance when the
+	// same sentence charges for more ("while larger documents are charged
+	// at EUR 0.10 per page"); alone it is a waiver.
+	sizeFreeRe  = regexp.MustCompile(`\b(fewer|less|under) (than )?(\d[\d,]*|one|two|three|four|five|ten|twenty|fifty|hundred) (hours?|hrs?|pages?|minutes)\b`)
+	chargedRe   = regexp.MustCompile(`\b(charged|chargeable|payable)\b`)
 	remainderRe = regexp.MustCompile(`\b(remaining|remainder|the rest|thereafter|additional|beyond|each further|further (hours?|pages?|copies))\b`)
 )
 
@@ -205,7 +222,7 @@ func waived(lower string, ix *gramIndex) bool {
 		// So is a requester's allowance of so many hours or pages ("you
 		// are entitled to two hours of search and 100 pages of duplication
 		// without charge", 5 U.S.C. 552(a)(4)(A)(iv)).
-		if allowanceRe.MatchString(tail) {
+		if allowanceRe.MatchString(tail) || sizeFreeRe.MatchString(tail) && chargedRe.MatchString(sentenceHead(lower[m[1]:])) {
 			continue
 		}
 		sent := sentenceAround(lower, m[0], m[1])
@@ -479,7 +496,8 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleOverLimit
 		case thresholdPre.matchString(trimmed, trimmedLower) || boundIsThreshold(pre, post):
 			a.role = roleThreshold
-		case creditPre.matchString(trimmed, trimmedLower) || creditPost.MatchString(post):
+		case (creditPre.matchString(trimmed, trimmedLower) || creditPost.MatchString(post)) &&
+			(!conditionalTailRe.MatchString(sentenceTail(preLower)) || refundRe.MatchString(post)):
 			a.role = roleCredit
 		case appealFeePre.MatchString(sentenceTail(asciiLower(before(body, m[0], 200)))):
 			a.role = roleOtherFee
@@ -569,7 +587,9 @@ func markFOISAShares(amts []amount) {
 		}
 		for _, c := range amts {
 			excess := c.cents - foisaFree
-			if c.currency == "GBP" && c.cents > foisaFree && c.cents <= foisaCeiling && feeLike(c.role) && abs64(excess-10*f.cents) < 10 {
+			// The ceiling itself, or a range's upper end, is the rule's
+			// statement ("between £100 and £600 … at most £50"), not a cost.
+			if c.currency == "GBP" && c.cents > foisaFree && c.cents < foisaCeiling && !c.rangeHigh && feeLike(c.role) && abs64(excess-10*f.cents) < 10 {
 				f.role, f.cue, f.cueName = roleTotal, 9, "foisa share" // outranks the cost it is worked from, however that cost is stated
 				break
 			}
@@ -1110,9 +1130,6 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		if alternativeOffer(lower, a.start) {
 			s -= 3 // "If you would rather pick them up, … the amount due is $3.50"
 		}
-		if a.cents == 0 {
-			s -= 100 // a "$0.00" line of a statement: the fee only when nothing else is
-		}
 		if notDue[a.cents] && (a.role == rolePlain || a.role == roleTotal && a.cue < 5) {
 			continue // "the limit of £450 … the £450 would be exceeded"
 		}
@@ -1121,7 +1138,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		case netOfDeduction(body, amts, a):
 			s += 2 // "a total of $432.00, less the two free hours ($96.00), for an estimated fee of $336.00"
 		case a.role == roleTotal && sumOfParts(amts, a):
-			s += 2 // "… an estimated fee of $80.00 … amounts to $70.00. The total estimated fee is therefore $150.00"
+			s += 1.5 // below a revised figure's lead over a total; "… an estimated fee of $80.00 … amounts to $70.00. The total estimated fee is therefore $150.00"
 		case restAfterDeposit(amts, a):
 			s -= 3 // "a deposit of $150.00 … the balance of $370.00" of $520.00
 		}
@@ -1129,6 +1146,10 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 			s += 1.5 // a stated sum that rate × quantity confirms
 		}
 		cands = append(cands, cand{a, s})
+	}
+	// A "$0.00" line of a statement is the fee only when nothing else is.
+	if nonZero := slices.IndexFunc(cands, func(c cand) bool { return c.a.cents > 0 }); nonZero >= 0 || hasProduct {
+		cands = slices.DeleteFunc(cands, func(c cand) bool { return c.a.cents == 0 })
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].score != cands[j].score {
