@@ -616,14 +616,7 @@ var scottishMarkers = []string{"(scotland)", "foisa", "scottish information comm
 
 // scottish reports whether a reply (lower, lower-cased) is under FOISA by
 // scottishMarkers, so that its fee is read by FOISA's fee rule.
-func scottish(lower string) bool {
-	for _, m := range scottishMarkers {
-		if strings.Contains(lower, m) {
-			return true
-		}
-	}
-	return false
-}
+func scottish(lower string) bool { return firstOf(lower, scottishMarkers) != "" }
 
 // paragraphRest is body from end to the end of its paragraph (a blank
 // line): "$434.30\n\nDEPOSIT REQUIRED: …" is a total above a heading, not
@@ -827,14 +820,7 @@ var southAfricanMarkers = []string{"promotion of access to information act", "pa
 // southAfrican reports whether a reply (lower, lower-cased) is South
 // African by southAfricanMarkers, so that a bare "R" before an amount is
 // the rand.
-func southAfrican(lower string) bool {
-	for _, m := range southAfricanMarkers {
-		if strings.Contains(lower, m) {
-			return true
-		}
-	}
-	return false
-}
+func southAfrican(lower string) bool { return firstOf(lower, southAfricanMarkers) != "" }
 
 // currencyCode maps a currency symbol, code or word to ISO 4217, and a
 // bare "$" or "dollars" to "" (the reply's dollar: dollarCurrency).
@@ -1148,7 +1134,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		cands = append(cands, cand{a, s})
 	}
 	// A "$0.00" line of a statement is the fee only when nothing else is.
-	if nonZero := slices.IndexFunc(cands, func(c cand) bool { return c.a.cents > 0 }); nonZero >= 0 || hasProduct {
+	if hasProduct || slices.ContainsFunc(cands, func(c cand) bool { return c.a.cents > 0 }) {
 		cands = slices.DeleteFunc(cands, func(c cand) bool { return c.a.cents == 0 })
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
