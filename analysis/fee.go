@@ -128,8 +128,13 @@ var (
 	limitGapStopRe = regexp.MustCompile(`(?i)\b(charg\w*|pay\w*|remit\w*|deposit|invoice\w*|totals?|totaling|estimat\w*|quote\w*)\b|\b(fee|cost|price)s? (is|are|of|would|will)\b`)
 	// limitPost follows an amount that is a limit: "£450 limit", "£600 (the
 	// appropriate limit)", "£450 or 18 hours".
-	limitPost    = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
-	percentOfPre = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
+	limitPost = regexp.MustCompile(`(?i)^\)?\s*,?\s*(\(\s*)?((which|this) is |being )?(the |a |our )?((appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending) )?(limit|threshold|ceiling|cap)\b|^\)?\s*,?\s*(\(\s*)?or (\d+(\.\d+)?|eighteen|twenty-four) (working |staff |officer )?hours?\b`)
+	// statutoryMaxRe: the most a law lets a body charge, not what it asks
+	// ("the maximum search and retrieval fee payable under the regulations
+	// is €500", Ireland's FOI Act 2014 s.27; "the maximum that may be
+	// charged is"): a limit.
+	statutoryMaxRe = regexp.MustCompile(`(?i)\bmaximum\b[^.]{0,60}\b(under (the |this |that )?(act|regulations?|rules|statute|section|law|order)|(can|may|could) (lawfully |legally )?be (charged|levied|imposed|recovered)|(permitted|allowed|prescribed) (by|under|in))\b[^.$€£]{0,25}$`)
+	percentOfPre   = newFullRe(`\d+(\.\d+)?\s?% (of|x|×)?\s*\(?$`)
 	// depositShareRe: a deposit (or an advance payment) worked out in
 	// words as a share of the estimate just before its amount ("an advance
 	// deposit of 50% of the estimated charge, that is $90.00", "an advance
@@ -490,7 +495,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleRecord // "$2.3 million": a sum of the records, not a charge
 		case ratePost.MatchString(post) || ratePre.matchString(trimmed, trimmedLower):
 			a.role = roleRate
-		case limitPost.MatchString(post) || limitBefore(pre):
+		case limitPost.MatchString(post) || limitBefore(pre) || statutoryMaxRe.MatchString(sentenceTail(preLower)):
 			a.role = roleLimit
 		case overLimit(body, lower, m[0], m[1]):
 			a.role = roleOverLimit
@@ -1110,7 +1115,8 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		default:
 			continue
 		}
-		if a.role != roleDeposit && !paymentNear(body, a) && !(a.cueName == "computed" && rateOnLineBefore(body, amts, a)) {
+		if a.role != roleDeposit && !paymentNear(body, a) && !(a.cueName == "computed" && rateOnLineBefore(body, amts, a)) &&
+			!(a.role == roleTotal && workedStatementTotal(body, amts, a)) {
 			continue // an amount in the records themselves ("fines issued: £19,220")
 		}
 		if alternativeOffer(lower, a.start) {
@@ -1121,7 +1127,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 		}
 		s += 0.5 * float64(min(count[a.cents]-1, 3))
 		switch {
-		case netOfDeduction(body, amts, a):
+		case netOfDeduction(body, amts, a) || a.role == roleTotal && reducedTotal(lower, amts, a):
 			s += 2 // "a total of $432.00, less the two free hours ($96.00), for an estimated fee of $336.00"
 		case a.role == roleTotal && sumOfParts(amts, a):
 			s += 1.5 // below a revised figure's lead over a total; "… an estimated fee of $80.00 … amounts to $70.00. The total estimated fee is therefore $150.00"
@@ -1215,6 +1221,28 @@ func sumOfParts(amts []amount, a amount) bool {
 	return false
 }
 
+// workedStatementTotal reports whether a ends its line, totals the items
+// before it (sumOfParts) and a rate stands among them ("9 hours @
+// $15.00/hr ... $135.00" … "TOTAL ... $312.40"): the total of a statement
+// of worked charges, a fee however far its heading ("Estimated charges:")
+// is. A subtotal inside a line ("Overhead (20% of total labor, $270.00)
+// ... $54.00") is not one.
+func workedStatementTotal(body string, amts []amount, a amount) bool {
+	rest := body[a.start+len(a.text):]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	if strings.TrimSpace(rest) != "" || !sumOfParts(amts, a) {
+		return false
+	}
+	for _, b := range amts {
+		if b.start < a.start && a.start-b.start <= 800 && b.role == roleRate {
+			return true
+		}
+	}
+	return false
+}
+
 // netOfDeduction reports whether a is what remains of an earlier amount
 // after a deduction named between them is taken off (a = x − y, within 300
 // bytes; "less", "minus", free hours, a waiver, a credit): the net charge,
@@ -1229,6 +1257,25 @@ func netOfDeduction(body string, amts []amount, a amount) bool {
 				firstOf(asciiLower(body[x.start:y.start]), deductionWords) != "" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// reducedTotal reports whether a total a follows a larger amount of the
+// same currency within 400 bytes, and a reduction is named in a's sentence,
+// after x (deductionWords: "we have reduced the charge by one third, giving a total
+// of $152" after "which comes to $228"): the charge as reduced, which
+// supersedes the gross as netOfDeduction's does when the deduction is not
+// stated as an amount.
+func reducedTotal(lower string, amts []amount, a amount) bool {
+	for _, x := range amts {
+		if x.start >= a.start || a.start-x.start > 400 || x.cents <= a.cents || x.currency != a.currency ||
+			x.role != roleTotal && x.role != rolePlain {
+			continue
+		}
+		if firstOf(sentenceTail(lower[x.start:a.start]), deductionWords) != "" {
+			return true
 		}
 	}
 	return false

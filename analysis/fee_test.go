@@ -180,6 +180,11 @@ func TestFeeExtraction(t *testing.T) {
 		{"estimate is between", "Based on the video, our estimate is between $2,800.00 and $3,400.00. A deposit of 10% of the upper estimate ($340.00) is required before any redaction work begins.", cents(340000), "USD"},
 		{"cheaper inspection, deposit required", "ESTIMATED TOTAL      $147.00\nBecause the charges exceed $100, the District also requires a deposit before the information is prepared.\n\nThere is a less costly alternative: you may inspect the records at no charge.", cents(14700), "USD"},
 		{"rupees", "You are requested to deposit Rs. 84/- (42 pages @ Rs. 2/- per page) as additional fee, so that the information may be furnished.", cents(8400), "INR"},
+		{"reduced by a share, no amount taken off", "Collating the emails will take four hours beyond the free first hour. We intend to charge $40 for each hour, which comes to $160. As the records concern a matter of public interest we have reduced the charge by a quarter, giving a total of $120. Please confirm that you agree to pay.", cents(12000), "USD"},
+		{"a reduction before the earlier sum is not this one's", "The revised fee is $60.00, reduced from our first estimate of $200.00. We require a deposit of half the revised fee, which is $30.00. Please pay by cheque.", cents(6000), "USD"},
+		{"statutory maximum is no charge", "Search and retrieval will take 12 hours at €20 per hour, so the estimated fee is €240. Please note that the maximum fee payable under the regulations is €700. Please pay a deposit of €48 before we continue.", cents(24000), "EUR"},
+		{"maximum that may be charged", "The fee for your request is £75.00, payable before release. For reference, the maximum that may be charged under section 13 is £450.", cents(7500), "GBP"},
+		{"statement of worked charges, heading far above", "Itemised statement of estimated charges for request PIR-2024-0311, prepared under the rules of the Attorney General's office.\n\n  Search and retrieval: 6 hours @ $15.00/hr ........................ $90.00\n  Programming time: 1.5 hours @ $28.50/hr .......................... $42.75\n  Overhead (20% of labour) ......................................... $18.00\n  Paper copies, 210 pages @ $0.10 .................................. $21.00\n  Storage media ...................................................... $3.00\n  TOTAL .............................................................. $174.75\n\nYou must respond in writing within 10 business days.", cents(17475), "USD"},
 
 		// A sum the records report is not a charge.
 		{"amount spent", "£1,182.58 was spent on repairing faulty cameras in 2023; a breakdown of the costs is attached.", nil, ""},
@@ -324,6 +329,9 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		"money-commonwealth-2008-2026/093": "a reduced fee for medical-card holders (\"A reduced fee of €10 applies to persons who hold a current medical card\") outranks the fee payable (€15)",
 		// Round eighteen, scored before its misses were read (20 of 23
 		// exact); all three mended since ("Kshs.", crores, sumOfParts).
+		// Rounds nineteen to twenty-one, scored before their misses were
+		// read (21 of 22, 19 of 20 and 19 of 20 exact); all three mended
+		// since (statutoryMaxRe, reducedTotal, workedStatementTotal).
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -346,7 +354,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 631 {
-		t.Errorf("%d written fee quotes with an amount, want 631", n)
+	if n != 693 {
+		t.Errorf("%d written fee quotes with an amount, want 693", n)
 	}
 }
