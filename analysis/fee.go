@@ -176,7 +176,12 @@ var scalePost = regexp.MustCompile(`(?i)^(\.\d+)?\s*(million|billion|trillion|th
 // paragraph ("An appeal must be made within 30 days … and be accompanied
 // by the appropriate fee of $25.00", Ontario MFIPPA s.39): not this
 // request's fee.
-var appealFeePre = regexp.MustCompile(`\b(appeal|complaint)s?\b[^.]{0,100}\b(accompanied by|along with|requires?) (the |a |an )?(appropriate |prescribed |applicable |required |non-refundable )?(appeal |application |filing |lodg(e)?ment )?fee( of)?\s*\(?$`)
+var appealFeePre = regexp.MustCompile(`\b(appeal|complaint)s?\b[^.]{0,100}\b(accompanied by|along with|requires?) (the |a |an )?(appropriate |prescribed |applicable |required |non-refundable )?(appeal |application |filing |lodg(e)?ment )?fee( of)?\s*\(?$|\b(internal review|appeal) fee( of)?\s*\(?$`)
+
+// appealFeePost: a fee named after its amount as an internal review's or
+// an appeal's ("A fee of €75 applies to internal reviews", Ireland's FOI
+// Act 2014 s.27; "$25, payable on lodging an appeal"): not this request's.
+var appealFeePost = regexp.MustCompile(`(?i)^\)?\s*,?\s*(applies|is payable|is charged|is required|must accompany|is due|payable)? ?(to|for|on|with|when) (an |any |the |each |a |lodging an |making an |applying for an )?(internal reviews?|appeals?|applications? for (an )?(internal )?review)\b`)
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
@@ -384,7 +389,7 @@ var totalCues = []struct {
 	// What the requester is asked to remit is what must be paid to proceed,
 	// even after a larger estimate ("a total cost of $76.00; one hour has
 	// been waived; please remit $38.00").
-	{newFullRe(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due))\b` + notAmount + `{0,30}$`), 5.5, "amount asked"},
+	{newFullRe(`(?i)\b(remit|in the amount of|payment of|submit payment|pay the amount of|amount due|(fee|amount|sum|charge)s? (now )?(payable|due)|\b(a|an|your|the) (check|cheque|money order|postal order|bank draft)( or (a |an )?(check|cheque|money order|postal order|bank draft))? (for|of|in))\b` + notAmount + `{0,30}$`), 5.5, "amount asked"},
 	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
 	// ("we are issuing you with a fees notice for £46.00").
 	{newFullRe(`(?i)\bfees? notice\b` + notAmountOrStop + `{0,60}$`), 5.5, "amount asked"},
@@ -504,7 +509,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 		case (creditPre.matchString(trimmed, trimmedLower) || creditPost.MatchString(post)) &&
 			(!conditionalTailRe.MatchString(sentenceTail(preLower)) || refundRe.MatchString(post)):
 			a.role = roleCredit
-		case appealFeePre.MatchString(sentenceTail(asciiLower(before(body, m[0], 200)))):
+		case appealFeePre.MatchString(sentenceTail(asciiLower(before(body, m[0], 200)))) || appealFeePost.MatchString(post):
 			a.role = roleOtherFee
 		case spentPre.matchString(trimmed, trimmedLower) || spentPost.MatchString(post):
 			a.role = roleRecord
@@ -1133,6 +1138,8 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 			s += 1.5 // below a revised figure's lead over a total; "… an estimated fee of $80.00 … amounts to $70.00. The total estimated fee is therefore $150.00"
 		case restAfterDeposit(amts, a):
 			s -= 3 // "a deposit of $150.00 … the balance of $370.00" of $520.00
+		case partOfLaterTotal(amts, a):
+			s -= 2 // "$83.00, plus $13.80 postage …, for a total of $96.80"
 		}
 		if hasProduct && a.cents == product.cents && a.cueName != "computed" {
 			s += 1.5 // a stated sum that rate × quantity confirms
@@ -1199,23 +1206,41 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 // sumOfParts reports whether a is the sum of two or more amounts just
 // before it (a run of charges, rates left out): the total of an itemised
 // statement, which outranks each of its items.
-func sumOfParts(amts []amount, a amount) bool {
-	var parts []int64
+func sumOfParts(amts []amount, a amount) bool { return summedFrom(amts, a) >= 0 }
+
+// summedFrom returns the start of the first of the two or more amounts just
+// before a (rates left out) that a is the sum of, or -1 when it sums none.
+func summedFrom(amts []amount, a amount) int {
+	var parts []amount
 	for _, b := range amts {
 		if b.start >= a.start {
 			break
 		}
 		if b.role != roleRate && b.cents > 0 && b.currency == a.currency {
-			parts = append(parts, b.cents)
+			parts = append(parts, b)
 		}
 	}
 	for i := len(parts) - 2; i >= 0; i-- {
 		var sum int64
 		for _, c := range parts[i:] {
-			sum += c
+			sum += c.cents
 		}
 		if sum == a.cents {
-			return true
+			return parts[i].start
+		}
+	}
+	return -1
+}
+
+// partOfLaterTotal reports whether a is one of the items a later total
+// sums ("The total cost is $83.00, plus $13.80 postage …, for a total of
+// $96.80"): an item of the charge, not the charge.
+func partOfLaterTotal(amts []amount, a amount) bool {
+	for _, b := range amts {
+		if b.start > a.start && b.role == roleTotal && b.cents > a.cents {
+			if from := summedFrom(amts, b); from >= 0 && from <= a.start {
+				return true
+			}
 		}
 	}
 	return false
