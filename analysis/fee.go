@@ -1288,11 +1288,11 @@ func netOfDeduction(body string, amts []amount, a amount) bool {
 }
 
 // reducedTotal reports whether a total a follows a larger amount of the
-// same currency within 400 bytes, and a reduction is named in a's sentence,
-// after x (deductionWords: "we have reduced the charge by one third, giving a total
-// of $152" after "which comes to $228"): the charge as reduced, which
-// supersedes the gross as netOfDeduction's does when the deduction is not
-// stated as an amount.
+// same currency within 400 bytes and a reduction (deductionWords) is named
+// in a's sentence after it ("we have reduced the charge by one third,
+// giving a total of $152" after "which comes to $228"): the charge as
+// reduced, which supersedes the gross as netOfDeduction's does when the
+// deduction is not stated as an amount.
 func reducedTotal(lower string, amts []amount, a amount) bool {
 	for _, x := range amts {
 		if x.start >= a.start || a.start-x.start > 400 || x.cents <= a.cents || x.currency != a.currency ||
