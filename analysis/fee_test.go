@@ -339,7 +339,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// all seven mended since (statutoryMaxRe, reducedTotal,
 		// workedStatementTotal, an internal review's fee named after its
 		// amount, "a check for", partOfLaterTotal), and with the review fee
-		// devolved-ireland-2008-2026/113 (round twelve).
+		// devolved-ireland-2008-2026/113 (round thirteen).
 	}
 	written, err := dataset.Written()
 	if err != nil {
