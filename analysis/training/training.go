@@ -27,11 +27,38 @@ import (
 // Classes are the classes the model predicts (DESIGN "The graph"), in the
 // order of the model's rows. NO_RESPONSE (a timer) and UNKNOWN (an
 // abstention) are not predicted.
-var Classes = []workflow.Class{
+var Classes = classes[:]
+
+var classes = [...]workflow.Class{
 	workflow.ClassAcknowledgment, workflow.ClassExtension, workflow.ClassFeeQuote,
 	workflow.ClassDenial, workflow.ClassPartial, workflow.ClassRecordsReady,
 	workflow.ClassNoRecords, workflow.ClassClarification, workflow.ClassWrongAgency,
 	workflow.ClassPortalRedirect,
+}
+
+// nClasses is len(Classes); classVec is one value per class, so that the
+// objective's inner loops have a fixed length.
+const nClasses = len(classes)
+
+type classVec = [nClasses]float64
+
+// softmax turns z into probabilities in place (analysis.Softmax at
+// temperature 1, the same arithmetic without its allocation) and returns
+// it.
+func softmax(z *classVec) *classVec {
+	hi := math.Inf(-1)
+	for _, l := range z {
+		hi = max(hi, l/1)
+	}
+	sum := 0.0
+	for i, l := range z {
+		z[i] = math.Exp(l/1 - hi)
+		sum += z[i]
+	}
+	for i := range z {
+		z[i] /= sum
+	}
+	return z
 }
 
 // Example is one labelled reply as the trainer sees it.
@@ -454,36 +481,44 @@ func (d *design) dim() int { return len(Classes) * (1 + len(d.keys)) }
 // objective returns the regularised, class-weighted mean cross-entropy and
 // its gradient.
 func (d *design) objective(o Options) optimize.Problem {
-	K := len(Classes)
-	logits := make([]float64, K)
-	lossGrad := func(grad, x []float64) float64 {
-		for i := range grad {
-			grad[i] = 0
+	// Each column's penalty and the value it is drawn towards (its prior,
+	// or zero), laid out as x is.
+	l2 := make([]float64, len(d.keys))
+	centre := make([]float64, nClasses*(1+len(d.keys)))
+	for c := range d.keys {
+		l2[c] = o.L2Text
+		if d.prior[c] != nil {
+			l2[c] = o.L2Cue
+			copy(centre[nClasses*(1+c):], d.prior[c])
 		}
+	}
+	lossGrad := func(grad, x []float64) float64 {
+		clear(grad)
 		wsum := 0.0
 		loss := 0.0
 		for i, r := range d.rows {
-			copy(logits, x[:K])
+			z := *(*classVec)(x)
 			for _, c := range r {
-				w := x[K*(1+c.col) : K*(2+c.col)]
-				for k := range logits {
-					logits[k] += c.val * w[k]
+				w := (*classVec)(x[nClasses*(1+c.col):])
+				for k := range z {
+					z[k] += c.val * w[k]
 				}
 			}
-			p := analysis.Softmax(logits, 1)
+			p := softmax(&z)
 			y := d.labels[i]
 			s := d.weights[i]
 			wsum += s
 			loss -= s * math.Log(math.Max(p[y], 1e-300))
 			p[y]--
+			g := (*classVec)(grad)
 			for k := range p {
 				p[k] *= s
-				grad[k] += p[k]
+				g[k] += p[k]
 			}
 			for _, c := range r {
-				g := grad[K*(1+c.col) : K*(2+c.col)]
-				for k, pk := range p {
-					g[k] += pk * c.val
+				g := (*classVec)(grad[nClasses*(1+c.col):])
+				for k := range p {
+					g[k] += p[k] * c.val
 				}
 			}
 		}
@@ -491,23 +526,17 @@ func (d *design) objective(o Options) optimize.Problem {
 		for i := range grad {
 			grad[i] /= wsum
 		}
-		for k := 0; k < K; k++ {
+		for k := 0; k < nClasses; k++ {
 			loss += 0.5 * o.L2Bias * x[k] * x[k]
 			grad[k] += o.L2Bias * x[k]
 		}
 		for c := range d.keys {
-			l2 := o.L2Text
-			if d.prior[c] != nil {
-				l2 = o.L2Cue
-			}
-			for k := 0; k < K; k++ {
-				j := K*(1+c) + k
-				dev := x[j]
-				if d.prior[c] != nil {
-					dev -= d.prior[c][k]
-				}
-				loss += 0.5 * l2 * dev * dev
-				grad[j] += l2 * dev
+			j := nClasses * (1 + c)
+			xs, cs, gs := (*classVec)(x[j:]), (*classVec)(centre[j:]), (*classVec)(grad[j:])
+			for k := range xs {
+				dev := xs[k] - cs[k]
+				loss += 0.5 * l2[c] * dev * dev
+				gs[k] += l2[c] * dev
 			}
 		}
 		return loss
@@ -626,18 +655,39 @@ func maxAbs(ws []float64) float64 {
 // right). It returns ctx's error, with no model, when ctx ends before it
 // is done.
 func Train(ctx context.Context, exs []Example, o Options) (*analysis.Model, error) {
-	if o.WrittenWeight <= 0 {
-		exs, _ = splitWritten(exs)
+	p := NewPool(exs, o)
+	return p.Train(ctx, p.ix.all())
+}
+
+// Pool is a set of examples keyed once (for its Options' Bits and priors),
+// so that the models of many of its subsets, the splits of a
+// cross-validation, are trained without keying every feature again. A
+// subset's design cut from the pool is the one its examples give alone
+// (TestFoldDesignIsTheFoldsOwn).
+type Pool struct {
+	ix *index
+	o  Options
+}
+
+// NewPool keys exs for training with o.
+func NewPool(exs []Example, o Options) *Pool { return &Pool{ix: newIndex(exs, o), o: o} }
+
+// Train trains on the pool's examples sel (indexes into the examples given
+// to NewPool, in the order given) the model Train trains on those
+// examples, byte for byte. It returns an error when sel holds no example
+// to train on, and ctx's error, with no model, when ctx ends first.
+func (p *Pool) Train(ctx context.Context, sel []int) (*analysis.Model, error) {
+	if p.o.WrittenWeight <= 0 {
+		sel = slices.DeleteFunc(slices.Clone(sel), func(i int) bool { return p.ix.exs[i].Written })
 	}
-	if len(exs) == 0 {
+	if len(sel) == 0 {
 		return nil, fmt.Errorf("train: no examples")
 	}
-	ix := newIndex(exs, o)
-	m, err := fitWeights(ctx, ix, ix.all(), o)
+	m, err := fitWeights(ctx, p.ix, sel, p.o)
 	if err != nil {
 		return nil, err
 	}
-	held, err := heldOutLogits(ctx, ix, o)
+	held, err := heldOutLogits(ctx, p.ix, sel, p.o)
 	if err != nil {
 		return nil, err
 	}
@@ -675,17 +725,18 @@ type Scored struct {
 	CueTableDisagrees bool
 }
 
-// heldOutLogits fits one model per fold of ix's examples and returns the
+// heldOutLogits fits one model per fold of ix's examples sel and returns the
 // logits of every example from the model that did not see it. When the
 // examples come from two sets or more, the folds are the sets
 // (leave-one-set-out): replies from a source the model never saw are what
 // it will meet, and a temperature fitted on them does not promise the
 // in-source accuracy. Otherwise they are CalibrationFolds grouped folds.
 // Written examples are never held out: every fold trains on them.
-func heldOutLogits(ctx context.Context, ix *index, o Options) ([]Scored, error) {
+func heldOutLogits(ctx context.Context, ix *index, sel []int, o Options) ([]Scored, error) {
 	var real, written []int
 	var realExs []Example
-	for i, ex := range ix.exs {
+	for _, i := range sel {
+		ex := ix.exs[i]
 		if ex.Written {
 			written = append(written, i)
 		} else {
@@ -721,18 +772,6 @@ func heldOutLogits(ctx context.Context, ix *index, o Options) ([]Scored, error) 
 		}
 	}
 	return out, nil
-}
-
-// splitWritten parts exs into the real replies and the written ones.
-func splitWritten(exs []Example) (real, written []Example) {
-	for _, ex := range exs {
-		if ex.Written {
-			written = append(written, ex)
-		} else {
-			real = append(real, ex)
-		}
-	}
-	return real, written
 }
 
 // setFolds numbers the sets of exs in order of appearance and returns each

@@ -352,3 +352,57 @@ func TestFoldDesignIsTheFoldsOwn(t *testing.T) {
 		}
 	}
 }
+
+// A model a Pool trains on a subset of its examples is the model Train
+// trains on those examples alone, byte for byte: cross-validation keys the
+// corpus once and cuts every split from it.
+func TestPoolTrainsAsTrainDoes(t *testing.T) {
+	t.Parallel()
+	replies, err := dataset.AllReplies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := dataset.Written()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := append(Examples(replies), Examples(written[:480])...)
+	o := DefaultOptions()
+	o.Iterations = 8
+	pool := NewPool(exs, o)
+	for _, set := range dataset.SetNames {
+		// The split's order, as cmd/eval builds it: the written replies,
+		// then the real ones of the other sets.
+		var sel []int
+		var own []Example
+		for _, written := range []bool{true, false} {
+			for i, ex := range exs {
+				if ex.Written == written && ex.Set != set {
+					sel = append(sel, i)
+					own = append(own, ex)
+				}
+			}
+		}
+		cut, err := pool.Train(t.Context(), sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := Train(t.Context(), own, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		if err := cut.Encode(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := alone.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("without %s: the pool's model (%d bytes) differs from Train's (%d bytes)", set, a.Len(), b.Len())
+		}
+		if len(cut.Rows) == 0 || cut.Temperature == 1 {
+			t.Errorf("without %s: %d word rows, temperature %v: not a trained, calibrated model", set, len(cut.Rows), cut.Temperature)
+		}
+	}
+}

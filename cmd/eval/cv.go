@@ -18,7 +18,7 @@ import (
 // trained on the others.
 type split struct {
 	name  string // "kfold/3", "loso/foi-international"
-	train []training.Example
+	train []int  // indexes into the pool of all examples
 	test  []dataset.Reply
 }
 
@@ -43,6 +43,11 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	}
 	start := time.Now()
 
+	// Every split trains on a subset of one pool: the real examples, then
+	// the written ones.
+	pool := training.NewPool(append(slices.Clone(exs), wexs...), o)
+	realIDs, writtenIDs := ids(0, len(exs)), ids(len(exs), len(wexs))
+
 	// Every real split trains on all the written replies too; they are
 	// never held out there.
 	folds := training.Folds(exs, c.folds, o.Seed)
@@ -50,15 +55,15 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	for f := 0; f < c.folds; f++ {
 		foldNames = append(foldNames, fmt.Sprintf("kfold/%d", f+1))
 	}
-	kfold := splitBy(foldNames, func(i int) string { return foldNames[folds[i]] }, exs, replies, wexs)
-	loso := splitBy(prefixed("loso/", dataset.SetNames), func(i int) string { return "loso/" + exs[i].Set }, exs, replies, wexs)
+	kfold := splitBy(foldNames, func(i int) string { return foldNames[folds[i]] }, realIDs, replies, writtenIDs)
+	loso := splitBy(prefixed("loso/", dataset.SetNames), func(i int) string { return "loso/" + exs[i].Set }, realIDs, replies, writtenIDs)
 	// The written batches, each scored by a model trained on the real sets
 	// and the other batches: text no cue was written against.
-	lobo := splitBy(prefixed("written/", dataset.WrittenSetNames), func(i int) string { return "written/" + wexs[i].Set }, wexs, written, exs)
+	lobo := splitBy(prefixed("written/", dataset.WrittenSetNames), func(i int) string { return "written/" + wexs[i].Set }, writtenIDs, written, realIDs)
 
 	fmt.Fprintf(out, "cross-validation over %d replies in %d sets (%s), MIN_CONFIDENCE %.2f; %d written replies in %d batches train every split\n",
 		len(replies), len(dataset.SetNames), joinSets(), c.minConfidence, len(written), len(dataset.WrittenSetNames))
-	kAll, err := runSplits(ctx, c, o, kfold, out, false)
+	kAll, err := runSplits(ctx, c, pool, kfold, out, false)
 	if err != nil {
 		return err
 	}
@@ -69,7 +74,7 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	fmt.Fprintln(out, lastLine(km)+" split=kfold")
 
 	fmt.Fprintln(out, "\n== written replies, leave-one-batch-out (train on the real sets and the other batches, score this one)")
-	wAll, err := runSplits(ctx, c, o, lobo, out, false)
+	wAll, err := runSplits(ctx, c, pool, lobo, out, false)
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 	fmt.Fprintln(out, lastLine(wm)+" split=written")
 
 	fmt.Fprintln(out, "\n== leave-one-set-out (train on the other sets, score this one)")
-	lAll, err := runSplits(ctx, c, o, loso, out, true)
+	lAll, err := runSplits(ctx, c, pool, loso, out, true)
 	if err != nil {
 		return err
 	}
@@ -95,20 +100,29 @@ func crossValidate(ctx context.Context, c config, out io.Writer) error {
 }
 
 // splitBy makes one split per name: the replies whose key is that name
-// (exs[i] is replies[i]) scored by a model trained on the other examples
-// and on base.
-func splitBy(names []string, key func(i int) string, exs []training.Example, replies []dataset.Reply, base []training.Example) []split {
+// (pool example pids[i] is replies[i]) scored by a model trained on base
+// and then the other examples of pids.
+func splitBy(names []string, key func(i int) string, pids []int, replies []dataset.Reply, base []int) []split {
 	var out []split
 	for _, name := range names {
 		s := split{name: name, train: slices.Clone(base)}
-		for i, ex := range exs {
+		for i, id := range pids {
 			if key(i) == name {
 				s.test = append(s.test, replies[i])
 			} else {
-				s.train = append(s.train, ex)
+				s.train = append(s.train, id)
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// ids is from, from+1, …, from+n-1.
+func ids(from, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = from + i
 	}
 	return out
 }
@@ -126,7 +140,7 @@ func prefixed(prefix string, names []string) []string {
 // GOMAXPROCS at a time (each training is one goroutine's numeric loop);
 // every split's own line is printed, in order, as soon as it and the ones
 // before it are done.
-func runSplits(ctx context.Context, c config, o training.Options, splits []split, out io.Writer, detail bool) ([]result, error) {
+func runSplits(ctx context.Context, c config, pool *training.Pool, splits []split, out io.Writer, detail bool) ([]result, error) {
 	type outcome struct {
 		m    *analysis.Model
 		rs   []result
@@ -148,7 +162,7 @@ func runSplits(ctx context.Context, c config, o training.Options, splits []split
 				if err := gctx.Err(); err != nil {
 					return err // another split failed
 				}
-				m, err := training.Train(gctx, s.train, o)
+				m, err := pool.Train(gctx, s.train)
 				if err != nil {
 					return fmt.Errorf("%s: %w", s.name, err)
 				}
