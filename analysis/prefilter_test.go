@@ -34,6 +34,7 @@ func boundTexts(t *testing.T) []string {
 // TestFullReMatchesWholeScan: fullRe finds exactly what the plain regexp
 // finds on the whole text.
 func TestFullReMatchesWholeScan(t *testing.T) {
+	t.Parallel()
 	res := []fullRe{moneyRe, trackingFormRe, dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, payAskRe, pagesReviewedRe, pagesActiveRe, pagesOfRe}
 	for _, v := range vendorByName {
 		res = append(res, v.re)
@@ -68,6 +69,7 @@ func TestFullReMatchesWholeScan(t *testing.T) {
 // TestShrunkWindowsUnchanged: cutting windows to a pattern's match bounds
 // finds the same matches as the full ±window scan.
 func TestShrunkWindowsUnchanged(t *testing.T) {
+	t.Parallel()
 	var fs []fastRe
 	for _, r := range rules {
 		fs = append(fs, r.fr)
@@ -204,6 +206,7 @@ func TestLiveBranchesKeepEveryMatch(t *testing.T) {
 // does: on the text before every digit and currency sign of the corpus,
 // as the fee patterns read it, and on texts with broken runes.
 func TestReversedMatchesAtEnd(t *testing.T) {
+	t.Parallel()
 	res := []fullRe{ratePre, thresholdPre, creditPre, spentPre, percentOfPre, depositNear, depositShareRe}
 	for _, tc := range totalCues {
 		res = append(res, tc.re)
