@@ -185,7 +185,7 @@ var appealFeePost = regexp.MustCompile(`(?i)^\)?\s*,?\s*(applies|is payable|is c
 
 // payAskRe: the reply asks the requester to pay, or to agree to pay, before
 // it goes on.
-var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\b(pay|accept (the|this|these|our) (charges?|fees?|costs?))\b|\b(when|once|until|after|upon receipt of) (your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) ((should|must|can|may|are to|is to) )?(be )?(made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
+var payAskRe = newFullRe(`(?i)\bplease (pay|remit|send (a |the |your )?(check|cheque|payment|money order)|submit (your |the )?payment|make (your |the )?(check|cheque|payment))|\b(agree|confirm|confirming|indicate)[^.]{0,40}\b(pay|accept (the|this|these|our) (charges?|fees?|costs?))\b|\b(when|once|until|after|upon receipt of) (we (have received|receive|get) )?(your |the )?payment\b|\bpayment (is|has been) received\b|\bmust (pay|be paid)\b|\bpayment (can|may|should|must) be made\b|\b(cheques?|checks?|money orders?) ((should|must|can|may|are to|is to) )?(be )?(made )?payable to\b|\b(require|requires|required)\b[^.]{0,30}\b(deposit|payment)\b`)
 
 // firstPartRe: the words before a waiver phrase in its sentence name a
 // first part of the work or the copies ("the first two hours of search
@@ -1288,21 +1288,22 @@ func netOfDeduction(body string, amts []amount, a amount) bool {
 }
 
 // reducedTotal reports whether a total a follows a larger amount of the
-// same currency within 400 bytes and a reduction (deductionWords) is named
-// in a's sentence after it ("we have reduced the charge by one third,
-// giving a total of $152" after "which comes to $228"): the charge as
-// reduced, which supersedes the gross as netOfDeduction's does when the
-// deduction is not stated as an amount.
+// same currency within 400 bytes, with no amount but rates between them,
+// and a reduction (deductionWords) is named in a's sentence after it ("we
+// have reduced the charge by one third, giving a total of $152" after
+// "which comes to $228"): the charge as reduced, which supersedes the gross
+// as netOfDeduction's does when the deduction is not stated as an amount.
 func reducedTotal(lower string, amts []amount, a amount) bool {
 	for i, x := range amts {
 		if x.start >= a.start || a.start-x.start > 400 || x.cents <= a.cents || x.currency != a.currency ||
 			x.role != roleTotal && x.role != rolePlain {
 			continue
 		}
-		// The reduced sum follows the gross it reduces: charges between
+		// The reduced sum follows the gross it reduces: amounts between
 		// them are items of a statement ("6 hours @ $30.00/hour (first 3
-		// hours free) $90.00 … Photocopies … $30.00"), and a free part
-		// named on an item's line reduces that item.
+		// hours free) $90.00 … Photocopies … $30.00"), where a free part
+		// named on an item's line reduces that item, or other sums whose
+		// reduction this is not.
 		if slices.ContainsFunc(amts[i+1:], func(b amount) bool { return b.start < a.start && b.role != roleRate }) {
 			continue
 		}

@@ -39,7 +39,8 @@ type Model struct {
 	AgreementTemperature float64
 	Bias                 []float64
 	// Rows maps a word feature's bucket to its weight per class; buckets no
-	// training reply had are absent (weight 0).
+	// training reply had, and those whose every weight training left under
+	// 0.0005, are absent (weight 0).
 	Rows map[uint32][]float64
 	// Named maps every other feature, by name, to its weight per class.
 	Named map[string][]float64

@@ -26,8 +26,8 @@ func TestShippedModelIsWhatTrainingProduces(t *testing.T) {
 	if !bytes.Equal(b, analysis.ModelFile()) {
 		t.Fatalf("analysis/model.txt differs from a fresh training (%d vs %d bytes): run `make train` and commit the result", len(analysis.ModelFile()), len(b))
 	}
-	if len(b) > 5<<20 {
-		t.Errorf("model file is %d bytes, over 5 MB", len(b))
+	if len(b) > 5_000_000 {
+		t.Errorf("model file is %d bytes, over 5 MB (5,000,000 bytes)", len(b))
 	}
 }
 
@@ -404,5 +404,34 @@ func TestPoolTrainsAsTrainDoes(t *testing.T) {
 		if len(cut.Rows) == 0 || cut.Temperature == 1 {
 			t.Errorf("without %s: %d word rows, temperature %v: not a trained, calibrated model", set, len(cut.Rows), cut.Temperature)
 		}
+	}
+	// WrittenWeight 0 leaves the written replies out: the pool, keyed with
+	// them, trains the model of the real replies alone.
+	o.WrittenWeight = 0
+	var all []int
+	var real []Example
+	for i, ex := range exs {
+		all = append(all, i)
+		if !ex.Written {
+			real = append(real, ex)
+		}
+	}
+	cut, err := NewPool(exs, o).Train(t.Context(), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Train(t.Context(), real, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := cut.Encode(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := alone.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("WrittenWeight 0: the pool's model (%d bytes) differs from Train's on the real replies (%d bytes)", a.Len(), b.Len())
 	}
 }
