@@ -1121,7 +1121,7 @@ func extractFeeLower(body, lower string, ix *gramIndex) feeResult {
 			continue
 		}
 		if a.role != roleDeposit && !paymentNear(body, a) && !(a.cueName == "computed" && rateOnLineBefore(body, amts, a)) &&
-			!(a.role == roleTotal && workedStatementTotal(body, amts, a)) {
+			!(a.role == roleTotal && workedStatementTotal(body, amts, a)) && !(a.rangeHigh && paymentInNextSentence(body, a)) {
 			continue // an amount in the records themselves ("fines issued: £19,220")
 		}
 		if alternativeOffer(lower, a.start) {
@@ -1408,6 +1408,25 @@ func clip(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// paymentInNextSentence reports whether the sentence after a's names
+// payment (paymentWords, within 300 bytes of a): the upper end of a range
+// that the next sentence asks to be paid ("should run somewhere between
+// $85 and $120 depending on the sheets. We need payment of the estimate
+// before …").
+func paymentInNextSentence(body string, a amount) bool {
+	rest := body[a.start+len(a.text) : min(len(body), a.start+len(a.text)+300)]
+	end := 0
+	for range 2 {
+		m := sentenceStopR.FindStringIndex(rest[end:])
+		if m == nil {
+			end = len(rest)
+			break
+		}
+		end += m[1]
+	}
+	return firstOf(asciiLower(rest[:end]), paymentWords) != ""
+}
 
 // paymentWords say that an amount is money the requester is asked for.
 var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",

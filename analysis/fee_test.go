@@ -193,6 +193,7 @@ func TestFeeExtraction(t *testing.T) {
 		{"checks should be made payable", "Under the statute the Township may charge for staff time at the lowest hourly rate of an employee able to do the work, with the first two hours free of charge. Staff estimate 6 hours to copy and redact the 30 inspection reports. After the free hours, the estimated charge is:\n4 hours x $25.00 per hour = $100.00\nChecks should be made payable to the Township of Elm and sent to the Clerk.", cents(10000), "USD"},
 		{"free hours on an item line reduce that item", "Our estimate of the charge is $175.00, worked out as follows:\nSearch: 5 hours @ $25.00/hour (first 2 hours free) $75.00\nRedaction: 3 hours @ $25.00/hour $75.00\nScanning: 500 pages @ $0.05/page\n$25.00\nTotal estimate\n$175.00\nWe need half of this before we start.", cents(17500), "USD"},
 		{"once we receive payment", "The maps are held as large paper sheets. We can usually email scans free of charge, but these sheets are too big for our scanner and must be copied by an outside printer. There are four sheets; copying costs £12 per sheet, a total of £48.00. Once we receive payment we will post the copies to you.", cents(4800), "GBP"},
+		{"a range, payment asked in the next sentence", "Copying the inspection files should come to somewhere between $40 and $65, depending on how many of the large site drawings must go out to a print shop. We need payment before we post them to you.", cents(6500), "USD"},
 		{"a cheque received is no quote", "Thank you for your check for $25.00. Your records are attached.", nil, ""},
 
 		// A sum the records report is not a charge.
@@ -348,6 +349,9 @@ func TestWrittenFeeQuotes(t *testing.T) {
 		// a reduced total needs no statement items between it and its gross).
 		// Round twenty-five, scored before its misses were read (19 of 20
 		// exact); mended since ("Once we receive payment").
+		// Round twenty-six, scored before its misses were read (20 of 21
+		// exact); mended since (a range whose next sentence asks for
+		// payment).
 	}
 	written, err := dataset.Written()
 	if err != nil {
@@ -370,7 +374,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 775 {
-		t.Errorf("%d written fee quotes with an amount, want 775", n)
+	if n != 796 {
+		t.Errorf("%d written fee quotes with an amount, want 796", n)
 	}
 }
