@@ -383,24 +383,7 @@ func TestPoolTrainsAsTrainDoes(t *testing.T) {
 				}
 			}
 		}
-		cut, err := pool.Train(t.Context(), sel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		alone, err := Train(t.Context(), own, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b bytes.Buffer
-		if err := cut.Encode(&a); err != nil {
-			t.Fatal(err)
-		}
-		if err := alone.Encode(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Errorf("without %s: the pool's model (%d bytes) differs from Train's (%d bytes)", set, a.Len(), b.Len())
-		}
+		cut := samePoolModel(t, "without "+set, pool, sel, own, o)
 		if len(cut.Rows) == 0 || cut.Temperature == 1 {
 			t.Errorf("without %s: %d word rows, temperature %v: not a trained, calibrated model", set, len(cut.Rows), cut.Temperature)
 		}
@@ -416,11 +399,19 @@ func TestPoolTrainsAsTrainDoes(t *testing.T) {
 			real = append(real, ex)
 		}
 	}
-	cut, err := NewPool(exs, o).Train(t.Context(), all)
+	samePoolModel(t, "WrittenWeight 0", NewPool(exs, o), all, real, o)
+}
+
+// samePoolModel trains pool on sel and Train on own (the same examples),
+// reports an error naming the case when the two model files differ, and
+// returns the pool's model.
+func samePoolModel(t *testing.T, name string, pool *Pool, sel []int, own []Example, o Options) *analysis.Model {
+	t.Helper()
+	cut, err := pool.Train(t.Context(), sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := Train(t.Context(), real, o)
+	alone, err := Train(t.Context(), own, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,6 +423,7 @@ func TestPoolTrainsAsTrainDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Errorf("WrittenWeight 0: the pool's model (%d bytes) differs from Train's on the real replies (%d bytes)", a.Len(), b.Len())
+		t.Errorf("%s: the pool's model (%d bytes) differs from Train's (%d bytes)", name, a.Len(), b.Len())
 	}
+	return cut
 }
