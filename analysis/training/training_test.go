@@ -299,15 +299,7 @@ func TestSourceCopiesStayOutOfTheModel(t *testing.T) {
 // source copies, so that a fold trains exactly as if it were all there was.
 func TestFoldDesignIsTheFoldsOwn(t *testing.T) {
 	t.Parallel()
-	replies, err := dataset.AllReplies()
-	if err != nil {
-		t.Fatal(err)
-	}
-	written, err := dataset.Written()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs := append(Examples(replies), Examples(written[:600])...)
+	exs := realAndWritten(t, 600)
 	o := DefaultOptions()
 	o.MinDocs = 2 // more word columns at the MinDocs edge
 	ix := newIndex(exs, o)
@@ -353,11 +345,10 @@ func TestFoldDesignIsTheFoldsOwn(t *testing.T) {
 	}
 }
 
-// A model a Pool trains on a subset of its examples is the model Train
-// trains on those examples alone, byte for byte: cross-validation keys the
-// corpus once and cuts every split from it.
-func TestPoolTrainsAsTrainDoes(t *testing.T) {
-	t.Parallel()
+// realAndWritten returns the examples of the real replies and of the first
+// n written ones.
+func realAndWritten(t *testing.T, n int) []Example {
+	t.Helper()
 	replies, err := dataset.AllReplies()
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +357,15 @@ func TestPoolTrainsAsTrainDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := append(Examples(replies), Examples(written[:480])...)
+	return append(Examples(replies), Examples(written[:n])...)
+}
+
+// A model a Pool trains on a subset of its examples is the model Train
+// trains on those examples alone, byte for byte: cross-validation keys the
+// corpus once and cuts every split from it.
+func TestPoolTrainsAsTrainDoes(t *testing.T) {
+	t.Parallel()
+	exs := realAndWritten(t, 480)
 	o := DefaultOptions()
 	o.Iterations = 8
 	pool := NewPool(exs, o)
