@@ -1409,11 +1409,13 @@ func clip(s string, n int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// paymentInNextSentence reports whether the sentence after a's names
-// payment (paymentWords, within 300 bytes of a): the upper end of a range
-// that the next sentence asks to be paid ("should run somewhere between
-// $85 and $120 depending on the sheets. We need payment of the estimate
-// before …").
+// paymentInNextSentence reports whether the rest of a's sentence or the
+// next one (within 300 bytes of a) asks for payment (rangePayRe): the upper
+// end of a range that the next sentence asks to be paid ("should run
+// somewhere between $85 and $120 depending on the sheets. We need payment
+// of the estimate before …"). A word of pay alone ("copies of the pay
+// scales are attached") does not: a range of salaries is a figure of the
+// records.
 func paymentInNextSentence(body string, a amount) bool {
 	rest := body[a.start+len(a.text) : min(len(body), a.start+len(a.text)+300)]
 	end := 0
@@ -1425,8 +1427,12 @@ func paymentInNextSentence(body string, a amount) bool {
 		}
 		end += m[1]
 	}
-	return firstOf(asciiLower(rest[:end]), paymentWords) != ""
+	return rangePayRe.MatchString(rest[:end])
 }
+
+// rangePayRe: the requester is asked for money ("we need payment", "an
+// invoice", "a deposit", "pay for the copies").
+var rangePayRe = regexp.MustCompile(`(?i)\b(payment|prepayment|invoice|deposit|remit|remittance|pay (the|this|that|it|us|for|before|in advance))\b`)
 
 // paymentWords say that an amount is money the requester is asked for.
 var paymentWords = []string{"fee", "cost", "charge", "pay", "invoice", "deposit", "remit", "estimat", "price",
