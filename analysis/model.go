@@ -131,10 +131,17 @@ func (m *Model) Probabilities(feats []Feature) []float64 {
 
 // Softmax returns softmax(logits / temperature).
 func Softmax(logits []float64, temperature float64) []float64 {
+	out := make([]float64, len(logits))
+	SoftmaxInto(out, logits, temperature)
+	return out
+}
+
+// SoftmaxInto writes softmax(logits / temperature) into out (len(logits)
+// long; out may be logits itself), without allocating.
+func SoftmaxInto(out, logits []float64, temperature float64) {
 	if temperature <= 0 {
 		temperature = 1
 	}
-	out := make([]float64, len(logits))
 	hi := math.Inf(-1)
 	for _, l := range logits {
 		hi = max(hi, l/temperature)
@@ -147,7 +154,6 @@ func Softmax(logits []float64, temperature float64) []float64 {
 	for i := range out {
 		out[i] /= sum
 	}
-	return out
 }
 
 // Contribution is what one feature added to the winning class's score

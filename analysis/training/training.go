@@ -42,25 +42,6 @@ const nClasses = len(classes)
 
 type classVec = [nClasses]float64
 
-// softmax turns z into probabilities in place (analysis.Softmax at
-// temperature 1, the same arithmetic without its allocation) and returns
-// it.
-func softmax(z *classVec) *classVec {
-	hi := math.Inf(-1)
-	for _, l := range z {
-		hi = max(hi, l/1)
-	}
-	sum := 0.0
-	for i, l := range z {
-		z[i] = math.Exp(l/1 - hi)
-		sum += z[i]
-	}
-	for i := range z {
-		z[i] /= sum
-	}
-	return z
-}
-
 // Example is one labelled reply as the trainer sees it.
 type Example struct {
 	Name     string // "<set>/<file>", for reports
@@ -505,7 +486,8 @@ func (d *design) objective(o Options) optimize.Problem {
 					z[k] += c.val * w[k]
 				}
 			}
-			p := softmax(&z)
+			p := &z
+			analysis.SoftmaxInto(p[:], p[:], 1)
 			y := d.labels[i]
 			s := d.weights[i]
 			wsum += s
