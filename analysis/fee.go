@@ -1294,24 +1294,22 @@ func netOfDeduction(body string, amts []amount, a amount) bool {
 // "which comes to $228"): the charge as reduced, which supersedes the gross
 // as netOfDeduction's does when the deduction is not stated as an amount.
 func reducedTotal(lower string, amts []amount, a amount) bool {
-	for i, x := range amts {
-		if x.start >= a.start || a.start-x.start > 400 || x.cents <= a.cents || x.currency != a.currency ||
-			x.role != roleTotal && x.role != rolePlain {
-			continue
+	// The reduced sum follows the gross it reduces: amounts between them
+	// are items of a statement ("6 hours @ $30.00/hour (first 3 hours
+	// free) $90.00 … Photocopies … $30.00"), where a free part named on an
+	// item's line reduces that item, or other sums whose reduction this is
+	// not. So the gross is the last amount before a, rates left out.
+	var x *amount
+	for i := range amts {
+		if amts[i].start >= a.start {
+			break
 		}
-		// The reduced sum follows the gross it reduces: amounts between
-		// them are items of a statement ("6 hours @ $30.00/hour (first 3
-		// hours free) $90.00 … Photocopies … $30.00"), where a free part
-		// named on an item's line reduces that item, or other sums whose
-		// reduction this is not.
-		if slices.ContainsFunc(amts[i+1:], func(b amount) bool { return b.start < a.start && b.role != roleRate }) {
-			continue
-		}
-		if firstOf(sentenceTail(lower[x.start:a.start]), deductionWords) != "" {
-			return true
+		if amts[i].role != roleRate {
+			x = &amts[i]
 		}
 	}
-	return false
+	return x != nil && a.start-x.start <= 400 && x.cents > a.cents && x.currency == a.currency &&
+		(x.role == roleTotal || x.role == rolePlain) && firstOf(sentenceTail(lower[x.start:a.start]), deductionWords) != ""
 }
 
 // restAfterDeposit reports whether a is what is left of another amount
