@@ -31,8 +31,12 @@ func TestStaleProposalDigestOncePerDay(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	day := now.Format(time.DateOnly)
-	for i, want := range []int{1, 0} { // the second pass finds the day claimed
-		n, err := jobs.QueueStaleDigest(ctx, h.st, h.dispatch, h.queues, now.Add(time.Duration(i)*time.Hour/2), 48*time.Hour)
+	// The second pass, later the same UTC day (half way to midnight, so a
+	// run just before midnight does not cross into the next day), finds
+	// the day claimed.
+	untilMidnight := now.Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now)
+	for i, want := range []int{1, 0} {
+		n, err := jobs.QueueStaleDigest(ctx, h.st, h.dispatch, h.queues, now.Add(time.Duration(i)*untilMidnight/2), 48*time.Hour)
 		if err != nil || n != want {
 			t.Fatalf("pass %d queued %d, want %d: %v", i, n, want, err)
 		}
