@@ -87,7 +87,7 @@ var (
 	totalLabelLine = regexp.MustCompile(`(?i)^\s*(grand )?total( cost| due| amount| fees?| charges?)?\s*:?\s*(\$?\s?(\d{1,3}(?:,\d{3})*|\d+)\.(\d{2}))?\s*$`)
 
 	ratePost     = regexp.MustCompile(`(?i)^\s*(/|per\b|an\b|a\b|each\b|for each\b|for every\b)\s*((half|quarter)[- ]|\d+ )?(hour|hr|page|minute|min|copy|sheet|set|disc|cd|dvd|item|record|e-?mail|file|unit|photo|image|side|video|recording|clip|drive|plot|map|drawing|certification|certificate)s?\b|^\s*/\s*(hour|hr|page|min)`)
-	ratePre      = newFullRe(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?(hours?|hrs?)\.?( at)?)\s*\(?$`)
+	ratePre      = newFullRe(`(?i)(\brate (of|is|at)|\bhourly rate( of| is)?|@|\bx|×|\bunit price|\b\d+(\.\d+)? ?((half|quarter)[- ])?(hours?|hrs?)\.?( at)?)\s*\(?$`)
 	thresholdPre = newFullRe(`(?i)\b(exceed|exceeds|exceeding|exceeded|more than|greater than|over|less than|under|up to|in excess of|above|below|threshold of|at least|maximum of|limit of|cap of|not to exceed)\s*\(?$`)
 	// thresholdPost is a bound after an amount ("$25 or less"); it makes
 	// the amount a threshold when thresholdCondRe is in its sentence ("no
@@ -148,7 +148,7 @@ var (
 	depositNear      = newFullRe(`(?i)\bdeposit\b` + notAmountOrStop + `{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
 	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total|altogether|all told|in all)\b`)
-	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
+	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:(?:half|quarter)[- ])?(?:hours?|hrs?)\b`)
 	numberWords      = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 	hourlyPostRe     = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
 	pageQtyRe        = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
@@ -393,7 +393,7 @@ var totalCues = []struct {
 	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
 	// ("we are issuing you with a fees notice for £46.00").
 	{newFullRe(`(?i)\bfees? notice\b` + notAmountOrStop + `{0,60}$`), 5.5, "amount asked"},
-	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
+	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|amounts? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
 	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b` + notAmountOrStop + `{0,100}\b(is|are|of|at|will be|would be|to be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{newFullRe(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
