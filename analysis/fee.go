@@ -154,7 +154,7 @@ var (
 	pageQtyRe        = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
 	perPagePostRe    = regexp.MustCompile(`(?i)^\s*(/\s*|per |a |each )(page|copy|sheet|image)\b`)
 	pageAtPreRe      = regexp.MustCompile(`(?i)(pages?|copies|sheets|images)\.?\s*(\(?(at|@|x|×)\s*)?$`)
-	hourAtPreRe      = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@)\s*)?$`)
+	hourAtPreRe      = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@|x|×)\s*)?$`)
 	sentenceStopR    = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
 )
 
