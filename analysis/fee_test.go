@@ -384,7 +384,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 817 {
-		t.Errorf("%d written fee quotes with an amount, want 817", n)
+	if n != 838 {
+		t.Errorf("%d written fee quotes with an amount, want 838", n)
 	}
 }
