@@ -518,7 +518,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleDeposit
 		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
-		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(paragraphRest(body, end), 0, 40)) ||
+		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(lineRest(body, end), 0, 40)) ||
 			depositShareRe.matchString(cuePre, cuePreLower):
 			a.role = roleDeposit
 		default:
@@ -628,12 +628,12 @@ var scottishMarkers = []string{"(scotland)", "foisa", "scottish information comm
 // scottishMarkers, so that its fee is read by FOISA's fee rule.
 func scottish(lower string) bool { return firstOf(lower, scottishMarkers) != "" }
 
-// paragraphRest is body from end to the end of its paragraph (a blank
-// line): "$434.30\n\nDEPOSIT REQUIRED: …" is a total above a heading, not
+// lineRest is body from end to the end of its line: "ESTIMATED TOTAL:
+// $434.30\nDEPOSIT REQUIRED: …" is a total above the next line's label, not
 // a deposit.
-func paragraphRest(body string, end int) string {
+func lineRest(body string, end int) string {
 	rest := body[end:]
-	if i := strings.Index(rest, "\n\n"); i >= 0 {
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		rest = rest[:i]
 	}
 	return rest
