@@ -20,7 +20,7 @@
 //     link: fee.go, extract.go). Attachment names are features too.
 //     2. model (model.go): a multinomial logistic regression trained by
 //     cmd/train (package analysis/training) on the project's 155 labelled
-//     real replies and 9,360 replies written for training
+//     real replies and 9,600 replies written for training
 //     (dataset/written), and embedded as model.txt. The cues' hand-set
 //     weights are the prior the training regularises towards, not a
 //     verdict; words, word pairs and sentence concepts are learned from

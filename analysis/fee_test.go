@@ -388,7 +388,7 @@ func TestWrittenFeeQuotes(t *testing.T) {
 			t.Errorf("%s is read right now (was: %s); drop it from the misses", name, why)
 		}
 	}
-	if n != 838 {
-		t.Errorf("%d written fee quotes with an amount, want 838", n)
+	if n != 858 {
+		t.Errorf("%d written fee quotes with an amount, want 858", n)
 	}
 }

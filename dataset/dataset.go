@@ -68,7 +68,7 @@ var WrittenSetNames = []string{"us-federal", "us-local", "us-requesters", "uk", 
 	"us-portal-notices-3-2016-2026", "older-mail-1998-2012", "muckrock-format-11", "uk-bodies-2005-2026",
 	"muckrock-format-12", "platforms-3-2008-2026", "muckrock-format-13", "uk-councils-wdtk-2-2008-2026",
 	"muckrock-format-14", "us-local-2-2020-2026", "muckrock-format-15", "uk-commonwealth-2-2008-2026",
-	"muckrock-format-16", "platforms-4-2008-2026"}
+	"muckrock-format-16", "platforms-4-2008-2026", "two-things-us-2-2008-2026", "two-things-intl-2-2008-2026"}
 
 // Reply is one labelled agency reply. FeeAmount is in the major unit of the
 // currency as written by the corpus authors (US dollars in these sets; nil

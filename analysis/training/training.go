@@ -98,7 +98,7 @@ type Options struct {
 }
 
 // DefaultOptions are the hyper-parameters of the shipped model, chosen
-// when 2,160 written replies were there (9,360 now; MinDocs changed since,
+// when 2,160 written replies were there (9,600 now; MinDocs changed since,
 // below). With the written replies beside the 155 real ones the data may
 // move the cue weights further from the cue table's (PriorScale 0.75, L2Cue
 // 0.01) and every other feature further from zero (L2Text 0.01) than when
