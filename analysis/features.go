@@ -271,8 +271,8 @@ func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	nix := newGramIndex(names)
 	defer nix.release()
 	spans := sentenceSpans(names)
-	titles := scoreRulesOf(titleRules, nix, spans, names, nil)
-	return dropOverlaps(append(scoreRulesOf(rules, nix, spans, names, nil), titles...)), len(titles) > 0
+	titles := scoreRulesOf(titleRules, &titleKeys, nix, spans, names, nil)
+	return dropOverlaps(append(scoreRulesOf(rules, &ruleKeys, nix, spans, names, nil), titles...)), len(titles) > 0
 }
 
 // letterTitle reports whether an attachment's name is a letter's title
