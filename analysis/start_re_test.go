@@ -13,7 +13,8 @@ import (
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
 // table, the injection rules, the exemption pattern, the confidentiality
 // notice's words (disclaimerBodyRe), the referral pattern (referredRe)
-// and the fullRe patterns that run from their prefixes, startRe.findAll
+// and the fullRe patterns that run from their prefixes (the money,
+// sentence-stop, deadline-cue and limit-noun patterns among them), startRe.findAll
 // returns exactly regexp's FindAllStringIndex (and findAllSubmatch its
 // FindAllStringSubmatchIndex) on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
@@ -35,7 +36,7 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		}
 		alts = append(alts, alternative{re: st.re, start: st})
 	}
-	for _, f := range []fullRe{dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, pagesReviewedRe, pagesOfRe, payAskRe, moneyRe} {
+	for _, f := range []fullRe{dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, pagesReviewedRe, pagesOfRe, payAskRe, moneyRe, sentenceStopR, deadlineCue, limitNounRe} {
 		if f.start.at == nil {
 			t.Fatalf("%s does not run from its prefixes", f.re)
 		}
