@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -765,23 +766,30 @@ func newCueKeys(table []rule) cueKeys {
 // (overlapping occurrences included): rule i's are pos[at[i]:at[i+1]], in
 // no particular order.
 func (c *cueKeys) offsets(text string) (pos, at []int) {
-	var hits [][2]int // rule, offset
+	buf := keyHitBufs.Get().(*[][2]int32)
+	hits := (*buf)[:0] // rule, offset
 	at = make([]int, c.rules+1)
 	c.scanner.scan(text, func(key, start int) {
-		hits = append(hits, [2]int{c.rule[key], start})
-		at[c.rule[key]+1]++
+		hits = append(hits, [2]int32{int32(c.rule[key]), int32(start)})
+		at[c.rule[key]]++
 	})
 	for i := range c.rules {
 		at[i+1] += at[i]
 	}
+	// at[i] is where rule i's offsets end; placing one moves it back, to
+	// where they start once all are placed.
 	pos = make([]int, len(hits))
-	next := slices.Clone(at[:c.rules])
 	for _, h := range hits {
-		pos[next[h[0]]] = h[1]
-		next[h[0]]++
+		at[h[0]]--
+		pos[at[h[0]]] = int(h[1])
 	}
+	*buf = hits
+	keyHitBufs.Put(buf)
 	return pos, at
 }
+
+// keyHitBufs recycles the occurrences offsets collects.
+var keyHitBufs = sync.Pool{New: func() any { return new([][2]int32) }}
 
 // firstCueIn is firstCue over the sentences held (indexes of sents,
 // ascending).
