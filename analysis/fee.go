@@ -400,8 +400,11 @@ var totalCues = []struct {
 	{newFullRe(`=\s*$`), 3, "computed"},
 }
 
+// digitSeps drops the separators of an amount's digits ("1,200", "1 200").
+var digitSeps = strings.NewReplacer(",", "", " ", "")
+
 func parseCents(whole, frac string) (int64, bool) {
-	w, err := strconv.ParseInt(strings.NewReplacer(",", "", " ", "").Replace(whole), 10, 64)
+	w, err := strconv.ParseInt(digitSeps.Replace(whole), 10, 64)
 	if err != nil || w > 1e11 {
 		return 0, false
 	}
