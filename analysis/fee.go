@@ -934,6 +934,9 @@ func tableTotals(body string) []amount {
 	}
 	var out []amount
 	for i, l := range lines {
+		if !containsFold(l, "total") { // which totalLabelLine needs
+			continue
+		}
 		m := totalLabelLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
