@@ -52,9 +52,9 @@ func newStartRe(re *regexp.Regexp) startRe {
 	}
 	s.fold = hasFoldCase(p)
 	p = p.Simplify()
-	if hasAnchor(p) {
-		return s
-	}
+	// Anchors need no care: no start literal is empty, so a ^ is never
+	// tried where the run starts, and a $ is never tried at the byte
+	// limit, which is one past the longest match.
 	pre, wordB := startLiterals(p)
 	if s.fold {
 		// A literal holding the non-ASCII fold of k or s ("anticipateſ"
