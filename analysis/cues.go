@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/foiaflow/foiaflow/workflow"
 )
@@ -694,33 +695,30 @@ var appealExempt = map[string]bool{"denial.review_upheld": true, "denial.appeal_
 // whole text. A cue counts once, at its first match that is not negated.
 // spans are the sentences of the body (sentenceSpans(ix.text)).
 func scoreRules(ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
-	return dropOverlaps(scoreRulesOf(rules, ix, spans, body, questions))
+	return dropOverlaps(scoreRulesOf(rules, &ruleKeys, ix, spans, body, questions))
 }
 
-// scoreRulesOf is scoreRules over the rules of table, overlaps kept.
-func scoreRulesOf(table []rule, ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
+// ruleKeys and titleKeys are the keys of rules and titleRules.
+var ruleKeys, titleKeys = newCueKeys(rules), newCueKeys(titleRules)
+
+// scoreRulesOf is scoreRules over the rules of table, overlaps kept; keys
+// are table's (newCueKeys).
+func scoreRulesOf(table []rule, keys *cueKeys, ix *gramIndex, spans [][2]int, body string, questions [][2]int) []evidence {
 	var out []evidence
 	lower := ix.text
 	sents := newSentences(lower, spans)
 	restated := restatedSpans(ix, questions)
-	var pos, held []int
+	pos, at := keys.offsets(lower)
+	var held []int
 	whole := [][2]int{{0, len(lower)}}
 	for i := range table {
 		ru := &table[i]
-		keys := ru.fr.keys
-		if keys == nil {
-			keys = ru.fr.prefix
-		}
 		var e evidence
 		var ok bool
-		if keys == nil || ru.fr.anchored {
+		if keysOf(ru) == nil {
 			e, ok = firstCue(ru, ix, body, whole, nil, restated)
 		} else {
-			pos = pos[:0]
-			for _, k := range keys {
-				pos = ix.positions(k, pos)
-			}
-			held = sents.holding(pos, held[:0])
+			held = sents.holding(pos[at[i]:at[i+1]], held[:0])
 			e, ok = firstCueIn(ru, ix, body, sents, held, restated)
 		}
 		if ok {
@@ -729,6 +727,69 @@ func scoreRulesOf(table []rule, ix *gramIndex, spans [][2]int, body string, ques
 	}
 	return out
 }
+
+// keysOf returns literals one of which every match of ru holds, so that
+// it runs only on the sentences holding one: its prefilter keys, else the
+// literals its matches start with. It returns nil for a rule that runs on
+// the whole text: one without such literals, or one with an anchor.
+func keysOf(ru *rule) []string {
+	switch {
+	case ru.fr.anchored:
+		return nil
+	case ru.fr.keys != nil:
+		return ru.fr.keys
+	}
+	return ru.fr.prefix
+}
+
+// cueKeys are the keys of a table of rules (keysOf), found in a text by
+// one scan.
+type cueKeys struct {
+	scanner *keyScanner
+	rule    []int // the rule of each of the scanner's keys
+	rules   int   // how many rules the table has
+}
+
+func newCueKeys(table []rule) cueKeys {
+	var keys []string
+	var rule []int
+	for i := range table {
+		for _, k := range keysOf(&table[i]) {
+			keys = append(keys, k)
+			rule = append(rule, i)
+		}
+	}
+	return cueKeys{scanner: newKeyScanner(keys), rule: rule, rules: len(table)}
+}
+
+// offsets returns every offset in text where a rule's key occurs
+// (overlapping occurrences included): rule i's are pos[at[i]:at[i+1]], in
+// no particular order.
+func (c *cueKeys) offsets(text string) (pos, at []int) {
+	buf := keyHitBufs.Get().(*[][2]int32)
+	hits := (*buf)[:0] // rule, offset
+	at = make([]int, c.rules+1)
+	c.scanner.scan(text, func(key, start int) {
+		hits = append(hits, [2]int32{int32(c.rule[key]), int32(start)})
+		at[c.rule[key]]++
+	})
+	for i := range c.rules {
+		at[i+1] += at[i]
+	}
+	// at[i] is where rule i's offsets end; placing one moves it back, to
+	// where they start once all are placed.
+	pos = make([]int, len(hits))
+	for _, h := range hits {
+		at[h[0]]--
+		pos[at[h[0]]] = int(h[1])
+	}
+	*buf = hits
+	keyHitBufs.Put(buf)
+	return pos, at
+}
+
+// keyHitBufs recycles the occurrences offsets collects.
+var keyHitBufs = sync.Pool{New: func() any { return new([][2]int32) }}
 
 // firstCueIn is firstCue over the sentences held (indexes of sents,
 // ascending).

@@ -80,7 +80,7 @@ var (
 	dateISO   = newFullRe(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	// deadlineCue introduces a date as a deadline when it ends at most 40
 	// bytes before the date with no "." between (deadlineBefore).
-	deadlineCue = regexp.MustCompile(`(?i)\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until`)
+	deadlineCue = newFullRe(`(?i)\bby|on or before|no later than|before|estimated (completion |response )?date( of| is)?|expect(ed)?|anticipate[sd]?|due( date)?( is| of| on)?|deadline( is| of)?|complete[d]? (by|on)|ready (by|on)|available (by|on)|\(|until`)
 	// pastDateWords, ending the text just before a date, make it a past
 	// date ("received on", "letter of"); "on" covers "received on" and
 	// the like.
@@ -156,7 +156,7 @@ func pastDateBefore(pre string) bool {
 // characters before its end, with no "." after it.
 func deadlineBefore(pre string) bool {
 	tail := pre[strings.LastIndexByte(pre, '.')+1:]
-	for _, m := range deadlineCue.FindAllStringIndex(tail, -1) {
+	for _, m := range deadlineCue.allIn(tail, -1) {
 		if utf8.RuneCountInString(tail[m[1]:]) <= 40 {
 			return true
 		}

@@ -267,13 +267,16 @@ func nameEvidence(attachments []string) (ev []evidence, titled bool) {
 	if len(attachments) == 0 {
 		return nil, false
 	}
-	names := strings.NewReplacer("_", " ", "-", " ").Replace(asciiLower(strings.Join(attachments, ". ")))
+	names := nameSeps.Replace(asciiLower(strings.Join(attachments, ". ")))
 	nix := newGramIndex(names)
 	defer nix.release()
 	spans := sentenceSpans(names)
-	titles := scoreRulesOf(titleRules, nix, spans, names, nil)
-	return dropOverlaps(append(scoreRulesOf(rules, nix, spans, names, nil), titles...)), len(titles) > 0
+	titles := scoreRulesOf(titleRules, &titleKeys, nix, spans, names, nil)
+	return dropOverlaps(append(scoreRulesOf(rules, &ruleKeys, nix, spans, names, nil), titles...)), len(titles) > 0
 }
+
+// nameSeps are the separators of words in file names, read as spaces.
+var nameSeps = strings.NewReplacer("_", " ", "-", " ")
 
 // letterTitle reports whether an attachment's name is a letter's title
 // (titleRules: "2024-118 Denial Letter.pdf", "Acknowledgement_24-118.pdf").

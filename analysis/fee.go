@@ -116,7 +116,7 @@ var (
 	// limitNounRe names a cost limit or threshold: "the appropriate limit"
 	// (UK FOIA s.12), "the cost limit", "a threshold"; group 1 is the
 	// qualifier that makes the noun a cost limit on its own.
-	limitNounRe = regexp.MustCompile(`(?i)\b(?:(appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending)\W{0,2}\s)?(limit|threshold|ceiling)s?\b`)
+	limitNounRe = newFullRe(`(?i)\b(?:(appropriate|cost|costs|fees?|statutory|prescribed|financial|upper|spending)\W{0,2}\s)?(limit|threshold|ceiling)s?\b`)
 	// limitTailRe is how a named cost limit reaches its amount: "of", "is",
 	// "which is", "(", and the s.12 pairing with hours ("18 hours or £450").
 	limitTailRe = regexp.MustCompile(`(?i)(\b(of|is|at|be|was|which is|being|to|equals?|equivalent to)|[(:,-])\s*` + hoursOr + `\(?\s*$`)
@@ -155,7 +155,7 @@ var (
 	perPagePostRe    = regexp.MustCompile(`(?i)^\s*(/\s*|per |a |each )(page|copy|sheet|image)\b`)
 	pageAtPreRe      = regexp.MustCompile(`(?i)(pages?|copies|sheets|images)\.?\s*(\(?(at|@|x|×)\s*)?$`)
 	hourAtPreRe      = regexp.MustCompile(`(?i)(hours?|hrs?)\.?\s*(\(?(at|@|x|×)\s*)?$`)
-	sentenceStopR    = regexp.MustCompile(`[.;!?]\s|\n\s*\n`)
+	sentenceStopR    = newFullRe(`[.;!?]\s|\n\s*\n`)
 )
 
 // conditionalTailRe: the amount's sentence so far puts the payment ahead
@@ -249,7 +249,7 @@ func waived(lower string, ix *gramIndex) bool {
 // sentenceTail returns the part of pre (text before an amount) after its
 // last sentence stop: the amount's own sentence so far.
 func sentenceTail(pre string) string {
-	if locs := sentenceStopR.FindAllStringIndex(pre, -1); len(locs) > 0 {
+	if locs := sentenceStopR.allIn(pre, -1); len(locs) > 0 {
 		return pre[locs[len(locs)-1][1]:]
 	}
 	return pre
@@ -258,8 +258,8 @@ func sentenceTail(pre string) string {
 // sentenceHead returns the part of post (text after an amount) before its
 // first sentence stop: the rest of the amount's sentence.
 func sentenceHead(post string) string {
-	if loc := sentenceStopR.FindStringIndex(post); loc != nil {
-		return post[:loc[0]]
+	if loc := sentenceStopR.allIn(post, 1); loc != nil {
+		return post[:loc[0][0]]
 	}
 	return post
 }
@@ -293,7 +293,7 @@ func boundIsThreshold(pre, post string) bool {
 // a bare "limit" must be joined to it directly ("limit of", "threshold is").
 func limitBefore(pre string) bool {
 	pre = sentenceTail(pre)
-	ms := limitNounRe.FindAllStringSubmatchIndex(pre, -1)
+	ms := limitNounRe.allIn(pre, -1)
 	if len(ms) == 0 {
 		return false
 	}
@@ -400,8 +400,11 @@ var totalCues = []struct {
 	{newFullRe(`=\s*$`), 3, "computed"},
 }
 
+// digitSeps drops the separators of an amount's digits ("1,200", "1 200").
+var digitSeps = strings.NewReplacer(",", "", " ", "")
+
 func parseCents(whole, frac string) (int64, bool) {
-	w, err := strconv.ParseInt(strings.NewReplacer(",", "", " ", "").Replace(whole), 10, 64)
+	w, err := strconv.ParseInt(digitSeps.Replace(whole), 10, 64)
 	if err != nil || w > 1e11 {
 		return 0, false
 	}
@@ -699,7 +702,7 @@ func markLimitRates(body string, amts []amount) {
 			if lo > hi {
 				lo, hi = amts[i].start+len(amts[i].text), l.start
 			}
-			if lo <= hi && hi-lo <= 200 && !sentenceStopR.MatchString(body[lo:hi]) {
+			if lo <= hi && hi-lo <= 200 && !sentenceStopR.matchesIn(body[lo:hi]) {
 				amts[i].role = roleLimit
 				break
 			}
@@ -931,6 +934,9 @@ func tableTotals(body string) []amount {
 	}
 	var out []amount
 	for i, l := range lines {
+		if !containsFold(l, "total") { // which totalLabelLine needs
+			continue
+		}
 		m := totalLabelLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -1418,12 +1424,12 @@ func paymentInNextSentence(body string, a amount) bool {
 	rest := body[a.start+len(a.text) : min(len(body), a.start+len(a.text)+300)]
 	end := 0
 	for range 2 {
-		m := sentenceStopR.FindStringIndex(rest[end:])
+		m := sentenceStopR.allIn(rest[end:], 1)
 		if m == nil {
 			end = len(rest)
 			break
 		}
-		end += m[1]
+		end += m[0][1]
 	}
 	return rangePayRe.MatchString(rest[:end])
 }

@@ -36,9 +36,7 @@ func normalize(s string) string {
 			return whole + frac
 		})
 	}
-	if strings.Contains(s, "| ") {
-		s = ocrPipeI.ReplaceAllString(s, "${1}I ")
-	}
+	s = fixPipeI(s)
 	s = strings.ReplaceAll(s, "hitps://", "https://")
 	s = strings.ReplaceAll(s, "hitp://", "http://")
 	if hasContraction(s) {
@@ -148,8 +146,43 @@ var (
 		"*", "", // emphasis markers from HTML-to-text ("*39 months*")
 	)
 	fractionRe = regexp.MustCompile(`(\d+ ?)?[¼½¾]`)
-	ocrPipeI   = regexp.MustCompile(`(^|[\s.])\| `)
 )
+
+// fixPipeI reads an OCR'd "| " as "I " where it opens the text or follows
+// white space or a dot ("| have", "records.| am"), as replacing the matches
+// of `(^|[\s.])\| ` with "${1}I " does: a "| " whose byte before was the
+// space of the previous one ("| | ") stays. It returns s itself when s
+// holds none. (A regexp without a literal to start from tried every byte
+// of the reply.)
+func fixPipeI(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written or replaced
+	for i := 0; ; {
+		j := strings.Index(s[i:], "| ")
+		if j < 0 {
+			break
+		}
+		j += i
+		i = j + 2
+		if j > 0 && (j-1 < done || !isPipeIBefore(s[j-1])) {
+			continue
+		}
+		b.WriteString(s[done:j])
+		b.WriteString("I ")
+		done = j + 2
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// isPipeIBefore reports whether c may precede an OCR'd "| ": white space
+// (regexp's \s) or a dot.
+func isPipeIBefore(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '.'
+}
 
 // fixMojibake re-decodes runs of U+0080–U+00FF that form valid UTF-8 when
 // read back as bytes (the classic Latin-1 misdecoding).

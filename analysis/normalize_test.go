@@ -2,9 +2,30 @@ package analysis
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// TestFixPipeIAgreesWithRegexp: fixPipeI replaces what `(^|[\s.])\| `
+// matches, as ReplaceAllString with "${1}I " does, on random texts of the
+// bytes that matter.
+func TestFixPipeIAgreesWithRegexp(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`(^|[\s.])\| `)
+	alphabet := []byte{'|', ' ', '.', '\n', '\t', '\f', '\r', '\v', 'a', 0xc2, 0xa0}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 50000; n++ {
+		b := make([]byte, rng.IntN(10))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(b)
+		if got, want := fixPipeI(s), re.ReplaceAllString(s, "${1}I "); got != want {
+			t.Fatalf("fixPipeI(%q) = %q, regexp %q", s, got, want)
+		}
+	}
+}
 
 // TestNormalizeGatesAgreeWithContainsAny: the byte-level checks normalize
 // uses to skip work answer exactly what strings.ContainsAny answers for

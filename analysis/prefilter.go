@@ -782,9 +782,9 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 				_, h := sepBounds(lower, p, f.seps)
 				end = min(end, h)
 			}
-			if m := f.atStartMatch(lower[p:end], trusted, live); m != nil {
-				out = append(out, []int{p, p + m[1]})
-				last = p + max(m[1], 1)
+			if m := f.atStartMatch(lower[:end], p, trusted, live); m != nil {
+				out = append(out, m)
+				last = max(m[1], p+1)
 				if len(out) >= n {
 					return out
 				}
@@ -803,23 +803,26 @@ func (f fastRe) findAllOpt(lower string, ix *gramIndex, n int) [][]int {
 	return out
 }
 
-// atStartMatch is f.atStart.FindStringIndex(s). With byBranch, it is the
-// match of the first of the pattern's top-level branches, in order, that
-// matches at the start of s (the regexp's leftmost-first preference), each
-// branch running alone on a small program and, when trusted, only where one
-// of its start literals begins s. live, when not nil, marks the branches
-// that can match in the text s starts in (liveBranches); the others are
-// not run.
-func (f fastRe) atStartMatch(s string, trusted bool, live []bool) []int {
+// atStartMatch is the match f.atStart finds at s[p:] (offsets in s), or
+// nil. With byBranch, it is the match of the first of the pattern's
+// top-level branches, in order, that matches at p (the regexp's
+// leftmost-first preference), each branch running alone on a small program
+// and, when trusted, only where one of its start literals begins at p.
+// live, when not nil, marks the branches that can match in s
+// (liveBranches); the others are not run.
+func (f fastRe) atStartMatch(s string, p int, trusted bool, live []bool) []int {
 	if !f.byBranch {
-		return f.atStart.FindStringIndex(s)
+		if m := f.atStart.FindStringIndex(s[p:]); m != nil {
+			return []int{p, p + m[1]}
+		}
+		return nil
 	}
 	for i := range f.alts {
 		st := &f.alts[i].start
-		if live != nil && !live[i] || trusted && (st.first[s[0]] == 0 || !st.hasPrefixAt(s, 0)) {
+		if live != nil && !live[i] || trusted && (st.first[s[p]] == 0 || !st.hasPrefixAt(s, p)) {
 			continue
 		}
-		if m := st.at.FindStringIndex(s); m != nil {
+		if m := st.matchAt(s, p, false); m != nil {
 			return m
 		}
 	}

@@ -135,7 +135,7 @@ func TestAtStartByBranch(t *testing.T) {
 					}
 					p := off + i
 					in := lower[p:min(len(lower), p+f.atLimit)]
-					if got, want := f.atStartMatch(in, trusted, nil), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
+					if got, want := f.atStartMatch(in, 0, trusted, nil), f.atStart.FindStringIndex(in); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s at %.60q: got %v want %v", f.re, in, got, want)
 					}
 					n++

@@ -3,7 +3,9 @@ package analysis
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,7 +18,11 @@ type startRe struct {
 	re *regexp.Regexp
 	// at is ^(?:pattern), nil when the pattern has no usable prefix set
 	// (findAll then runs re).
-	at     *regexp.Regexp
+	at *regexp.Regexp
+	// atCtx, for a pattern with a word boundary assertion that wordB does
+	// not cover, is ^(?s:.)(?:pattern): a run at p > 0 starts at p-1, so
+	// that the assertion sees the byte before p as the whole text has it.
+	atCtx  *regexp.Regexp
 	prefix []string
 	// first[c] is 1 + the index of the first prefix literal (they are
 	// sorted) that starts with c, ignoring ASCII case when fold; 0: none.
@@ -46,15 +52,20 @@ func newStartRe(re *regexp.Regexp) startRe {
 	}
 	s.fold = hasFoldCase(p)
 	p = p.Simplify()
-	if hasAnchor(p) || hasNoWordBoundary(p) {
-		return s
-	}
+	// Anchors need no care: no start literal is empty, so a ^ is never
+	// tried where the run starts, and a $ is never tried at the byte
+	// limit, which is one past the longest match.
 	pre, wordB := startLiterals(p)
-	if pre == nil || minLenOf(pre) < 1 {
+	if s.fold {
+		// A literal holding the non-ASCII fold of k or s ("anticipateſ"
+		// of (?i)anticipate[sd]?) occurs only in texts find runs re on.
+		pre = slices.DeleteFunc(pre, func(l string) bool { return strings.ContainsAny(l, "\u017f\u212a") })
+	}
+	if len(pre) == 0 || minLenOf(pre) < 1 {
 		return s
 	}
 	for _, l := range pre {
-		if wordB && !isWordByte(l[0]) || !isLowerASCII(l) {
+		if wordB && !isWordByte(l[0]) || !bytewise(l, s.fold) {
 			return s
 		}
 	}
@@ -76,6 +87,9 @@ func newStartRe(re *regexp.Regexp) startRe {
 		}
 	}
 	s.at = regexp.MustCompile(`^(?:` + re.String() + `)`)
+	if !wordB && hasWordBoundary(p) {
+		s.atCtx = regexp.MustCompile(`^(?s:.)(?:` + re.String() + `)`)
+	}
 	return s
 }
 
@@ -104,15 +118,16 @@ func startLiterals(p *syntax.Regexp) ([]string, bool) {
 		}
 		return nil, false
 	case syntax.OpAlternate:
-		// Either no branch starts with \b or every one does.
+		// p begins with \b when every branch does; where only some do,
+		// their \b is left to the anchored run (newStartRe's atCtx).
 		var out []string
-		wordB := false
-		for i, s := range p.Sub {
+		wordB := true
+		for _, s := range p.Sub {
 			l, b := startLiterals(s)
-			if l == nil || i > 0 && b != wordB {
+			if l == nil {
 				return nil, false
 			}
-			wordB = b
+			wordB = wordB && b
 			out = append(out, l...)
 		}
 		return dedupe(out), wordB
@@ -228,6 +243,20 @@ func spelt(p *syntax.Regexp) []string {
 	return nil
 }
 
+// bytewise reports whether where the literal l (lower-cased when fold)
+// occurs is found by comparing bytes, ASCII letters in either case when
+// fold: l has no upper-case ASCII letter, and when fold no non-ASCII rune
+// with other case forms ("£" and "€" have none; the non-ASCII folds of k
+// and s are for find to rule out).
+func bytewise(l string, fold bool) bool {
+	for _, r := range l {
+		if r >= 'A' && r <= 'Z' || fold && r >= utf8.RuneSelf && unicode.SimpleFold(r) != r {
+			return false
+		}
+	}
+	return true
+}
+
 // isLowerASCII reports whether l is ASCII without upper-case letters: a
 // case-folded literal of that kind matches where an ASCII case-insensitive
 // comparison finds it, in a text without the non-ASCII folds of k and s.
@@ -254,12 +283,13 @@ func upperASCII(c byte) byte {
 	return c
 }
 
-func hasNoWordBoundary(p *syntax.Regexp) bool {
-	if p.Op == syntax.OpNoWordBoundary {
+// hasWordBoundary reports whether p holds \b or \B.
+func hasWordBoundary(p *syntax.Regexp) bool {
+	if p.Op == syntax.OpWordBoundary || p.Op == syntax.OpNoWordBoundary {
 		return true
 	}
 	for _, s := range p.Sub {
-		if hasNoWordBoundary(s) {
+		if hasWordBoundary(s) {
 			return true
 		}
 	}
@@ -301,19 +331,9 @@ func (r *startRe) find(s string, n int, sub bool) [][]int {
 		if r.limit > 0 {
 			end = min(end, p+r.limit)
 		}
-		var m []int
-		if sub {
-			m = r.at.FindStringSubmatchIndex(s[p:end])
-		} else {
-			m = r.at.FindStringIndex(s[p:end])
-		}
+		m := r.matchAt(s[:end], p, sub)
 		if m == nil {
 			continue
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += p
-			}
 		}
 		out = append(out, m)
 		if len(out) >= n {
@@ -322,6 +342,32 @@ func (r *startRe) find(s string, n int, sub bool) [][]int {
 		next = m[1]
 	}
 	return out
+}
+
+// matchAt returns the match of the pattern that starts at s[p] (with its
+// submatches when sub), offsets in s, or nil: the anchored run (at, or
+// atCtx with the byte before p in view).
+func (r *startRe) matchAt(s string, p int, sub bool) []int {
+	q, at := p, r.at
+	if r.atCtx != nil && p > 0 {
+		q, at = p-1, r.atCtx
+	}
+	var m []int
+	if sub {
+		m = at.FindStringSubmatchIndex(s[q:])
+	} else {
+		m = at.FindStringIndex(s[q:])
+	}
+	if m == nil {
+		return nil
+	}
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += q
+		}
+	}
+	m[0] = p
+	return m
 }
 
 func (r *startRe) hasPrefixAt(s string, p int) bool {

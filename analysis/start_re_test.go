@@ -13,12 +13,14 @@ import (
 // TestStartReFindsWhatTheRegexpFinds: for every alternative of the cue
 // table, the injection rules, the exemption pattern, the confidentiality
 // notice's words (disclaimerBodyRe), the referral pattern (referredRe)
-// and the fullRe patterns that run from their prefixes, startRe.findAll
+// and the fullRe patterns that run from their prefixes (the money,
+// sentence-stop, deadline-cue, limit-noun and active-release pages
+// patterns among them), startRe.findAll
 // returns exactly regexp's FindAllStringIndex (and findAllSubmatch its
 // FindAllStringSubmatchIndex) on the project's replies
 // (lower-cased as the analyzer reads them, and as written, and with the
-// non-ASCII folds of k and s), and on texts made to hit the \b, fold and
-// length-limit edges.
+// non-ASCII folds of k and s), and on texts made to hit the \b, anchor,
+// fold and length-limit edges.
 func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 	t.Parallel()
 	var alts []alternative
@@ -35,14 +37,17 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		}
 		alts = append(alts, alternative{re: st.re, start: st})
 	}
-	for _, f := range []fullRe{dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, pagesReviewedRe, pagesOfRe, payAskRe} {
+	for _, f := range []fullRe{dateDMY, dateSlash, dateISO, portalCueRe, fileShareRe, pagesReviewedRe, pagesOfRe, payAskRe, moneyRe, sentenceStopR, deadlineCue, limitNounRe, pagesActiveRe} {
 		if f.start.at == nil {
 			t.Fatalf("%s does not run from its prefixes", f.re)
 		}
 		alts = append(alts, alternative{re: f.re, start: f.start})
 	}
 	extra := []string{`(?i)\bsection \d+`, `(?i)(fee|cost)s? of \$\d+`, `\b(k|s)ey\b`, `(?i)ks\b`, `ab[^x]`,
-		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`} // branches that all start with \b
+		`(\bkey|\bsection) \d`, `(?i)(\bfees?|\bcosts?) of`, // branches that all start with \b
+		`(?i)\bgov ?qa\b|mycusthelp`, `(?i)(\bfees?|costs?) of`, `(\bkey|ks)\b`, `(ab|\Bkey)`, // some do: atCtx
+		`(?i)(€|£|\bx) ?\d+`, `(?i)ab€|abé`, // literals that are not ASCII, with and without case forms
+		`key([^a-z]|$)`, `(?m)key$|ab`, `(?m)ab\n^key`, `(ab|^key) \d`, `ab\s*$`} // anchors
 	for _, p := range extra {
 		re := regexp.MustCompile(p)
 		alts = append(alts, alternative{re: re, start: newStartRe(re)})
@@ -73,7 +78,9 @@ func TestStartReFindsWhatTheRegexpFinds(t *testing.T) {
 		}
 	}
 	texts = append(texts, "Section 12 SECTION 3 xsection 4 ſection 5 Key key skey ks Ks KS ſ ab€ ab\u00e9x abx",
-		"fees of $12 COST OF $3 Fee of $4", "12/3/2024 1/2/24x 3 Jan 2024, 03 JAN. 2024 x2024-02-30 2024-02-301 9 of 12 pages released",
+		"fees of $12 COST OF $3 Fee of $4", "xfees of 1 costs of 2 xcosts of 3 £4 €5 x6 ax7 X 8 gov qa govqa xgovqa mycusthelp ABÉ abé ab€ AB€ skey ks xks",
+		"ke\u00e9key ab\u00e9key xkey € 9", "key", "ab", "key 1\nab\nkey\nxkey 2 ab  ", "ab\nkey 3 key", "ab \n",
+		"we located 120 pages and are releasing 96 pages", "we located 120 pages and are releasing 96 pages in full.", "12/3/2024 1/2/24x 3 Jan 2024, 03 JAN. 2024 x2024-02-30 2024-02-301 9 of 12 pages released",
 		"120 pages were reviewed and 96 pages are released; 1,200 pages were processed. 4 pages were released", "ab\u20ac", "ab", "xsection 9", "skey", "a \u212as b", "co\u017ft of $5 fee\u017f of $6")
 	for _, a := range alts {
 		for _, s := range texts {
