@@ -148,7 +148,7 @@ var (
 	depositNear      = newFullRe(`(?i)\bdeposit\b` + notAmountOrStop + `{0,40}$`)
 	depositPost      = regexp.MustCompile(`(?i)^\s*\)?\s*(deposit|down payment)\b`)
 	totalPostRe      = regexp.MustCompile(`(?i)^\s*[-:=]*\s*(total|in total|total cost|total due|is the total|altogether|all told|in all)\b`)
-	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:(?:half|quarter)[- ])?(?:hours?|hrs?)\b`)
+	hoursQtyRe       = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?: \(\d+\))? (?:additional |billable |estimated |more )?(?:hours?|hrs?)\b`)
 	numberWords      = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 	hourlyPostRe     = regexp.MustCompile(`(?i)^\s*(/\s*|per |an |a )(hour|hr)\b`)
 	pageQtyRe        = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+)(?: \(\d+\))? (?:additional |responsive |estimated )?(?:pages?|copies|sheets|images)\b`)
@@ -393,7 +393,11 @@ var totalCues = []struct {
 	// A fees notice (FOIA 2000 s.9, FOISA s.9) names the fee it asks for
 	// ("we are issuing you with a fees notice for £46.00").
 	{newFullRe(`(?i)\bfees? notice\b` + notAmountOrStop + `{0,60}$`), 5.5, "amount asked"},
-	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|amounts? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
+	{newFullRe(`(?i)\b(minimum payment|prepay(ment)?( of)?|pre-pay|receipt of|amount of|sum of|charge of|fee of|cost of|invoice (amount|total)?|resulting in|comes? to|for a total of)\b` + notAmount + `{0,30}$`), 4, "amount"},
+	// A sum worked out ("18 hours at €20 per hour amounts to €360"); only
+	// right before the amount, so "fees amount to less than our $10.00
+	// minimum" gives no cue.
+	{newFullRe(`(?i)\bamounts? to\s*$`), 4, "amount"},
 	{newFullRe(`(?i)\b(estimat\w*|fees?|costs?|charges?|price|quote)\b` + notAmountOrStop + `{0,100}\b(is|are|of|at|will be|would be|to be|totals?|totaling|amounts? to)( therefore| now| approximately| about| roughly| estimated at| between)?\s*:?\s*$`), 4, "estimate"},
 	{newFullRe(`(?i)(\b(fee|cost|charge|price|estimate)s?|\best\.)\s*:?\s*$`), 3.5, "label"},
 	// The result of a worked charge: "8 hours x $38 = $608".
@@ -521,7 +525,7 @@ func findAmountsLower(body, lower string, ix *gramIndex) []amount {
 			a.role = roleDeposit
 		case percentOfPre.matchString(trimmed, trimmedLower):
 			a.role = rolePercentOf
-		case depositNear.matchString(cuePre, cuePreLower) || depositPost.MatchString(after(lineRest(body, end), 0, 40)) ||
+		case depositNear.matchString(cuePre, cuePreLower) || labelAfter(body, end, after(paragraphRest(body, end), 0, 40), depositPost) ||
 			depositShareRe.matchString(cuePre, cuePreLower):
 			a.role = roleDeposit
 		default:
@@ -631,12 +635,12 @@ var scottishMarkers = []string{"(scotland)", "foisa", "scottish information comm
 // scottishMarkers, so that its fee is read by FOISA's fee rule.
 func scottish(lower string) bool { return firstOf(lower, scottishMarkers) != "" }
 
-// lineRest is body from end to the end of its line: "ESTIMATED TOTAL:
-// $434.30\nDEPOSIT REQUIRED: …" is a total above the next line's label, not
+// paragraphRest is body from end to the end of its paragraph (a blank
+// line): "$434.30\n\nDEPOSIT REQUIRED: …" is a total above a heading, not
 // a deposit.
-func lineRest(body string, end int) string {
+func paragraphRest(body string, end int) string {
 	rest := body[end:]
-	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+	if i := strings.Index(rest, "\n\n"); i >= 0 {
 		rest = rest[:i]
 	}
 	return rest
@@ -644,10 +648,21 @@ func lineRest(body string, end int) string {
 
 // totalAfter reports whether the amount ending at end in body is labelled
 // a total by what follows it (post, whitespace collapsed): "$30.00 total",
-// "30.00\nTotal Cost:". A "Total: £48.00" line under an itemised line
-// labels its own amount, not the item's ("Postage: £6.80\nTotal: £48.00").
+// "30.00\nTotal Cost:" (labelAfter).
 func totalAfter(body string, end int, post string) bool {
-	if !totalPostRe.MatchString(post) {
+	return labelAfter(body, end, post, totalPostRe)
+}
+
+// labelAfter reports whether the amount ending at end in body is labelled
+// by what follows it (post, whitespace collapsed), a match of label: on
+// the amount's own line, or on a later one that holds no figure of its
+// own. A "Total: £48.00" line under an itemised line labels its own
+// amount, not the item's ("Postage: £6.80\nTotal: £48.00"), and so does
+// "DEPOSIT REQUIRED (50%): $268.61" under "ESTIMATED TOTAL: $537.22"; a
+// label wrapped onto the next line ("please remit the $75.00\ndeposit by
+// check") is the amount's.
+func labelAfter(body string, end int, post string, label *regexp.Regexp) bool {
+	if !label.MatchString(post) {
 		return false
 	}
 	rest := body[end:]
@@ -655,16 +670,16 @@ func totalAfter(body string, end int, post string) bool {
 	if nl < 0 || strings.TrimSpace(rest[:nl]) != "" {
 		return true // the label is on the amount's own line
 	}
-	label := strings.TrimLeft(rest[nl:], " \t\n")
+	below := strings.TrimLeft(rest[nl:], " \t\n")
 	for {
-		line, next, _ := strings.Cut(label, "\n")
+		line, next, _ := strings.Cut(below, "\n")
 		if !ruleLineRe.MatchString(line) || next == "" {
-			label = line
+			below = line
 			break
 		}
-		label = strings.TrimLeft(next, " \t\n") // "----------" under a column of sums
+		below = strings.TrimLeft(next, " \t\n") // "----------" under a column of sums
 	}
-	return !strings.ContainsAny(label, "0123456789")
+	return !strings.ContainsAny(below, "0123456789")
 }
 
 // ruleLineRe is a line drawn under a column of sums ("----------",

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -198,6 +199,7 @@ func TestFeeExtraction(t *testing.T) {
 		{"an estimate that amounts to a sum outranks the deposit on it", "We expect the search to take some 12 hours, which at the set rate of €25 an hour amounts to €300. As the fee is above €100, a deposit of €60 must be paid before we go on; the rest falls due when the records are sent.", cents(30000), "EUR"},
 		{"hours x a rate on a statement line", "Finding and preparing the files will take about 16 hours; the first four are free and later hours are billed at $12.50 per hour. Our estimate:\n\n  Search and preparation: 12 hours x $12.50     $150.00\n\nWe ask for half of it, $75.00, as a deposit before we begin.", cents(15000), "USD"},
 		{"a total above a deposit line is the total", "Estimated charges for your request:\nStaff search time (4 hrs x $22.00/hr): $88.00\nPostage cost: $6.00\nTOTAL ESTIMATE: $94.00\nDEPOSIT DUE NOW (25%): $23.50\nWe will start once the deposit arrives.", cents(9400), "USD"},
+		{"half hours at an hourly rate are no count of hours", "The search took three half hours at $30.00 per hour.", nil, ""},
 		{"a range of salaries is no fee", "Salaries in the department ranged between $40,000 and $60,000 across all grades in the years you asked us about. Copies of the pay scales are attached.", nil, ""},
 		{"a cheque received is no quote", "Thank you for your check for $25.00. Your records are attached.", nil, ""},
 
@@ -287,6 +289,36 @@ func TestZeroFeeIsNoFeeEvidence(t *testing.T) {
 	for _, f := range rd.facts() {
 		if f.name == "fee_amount" || f.name == "amount_uncued" {
 			t.Errorf("fact %s (%s) for a $0.00 estimate", f.name, f.span)
+		}
+	}
+}
+
+// TestLabelAfter: a label after an amount is the amount's on its own line
+// or wrapped onto the next, but not when the next line holds a figure of
+// its own (that line's label is its own amount's).
+func TestLabelAfter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text  string
+		label *regexp.Regexp
+		want  bool
+	}{
+		{"please send a $50.00 deposit today", depositPost, true},
+		{"please send the $75.00\ndeposit by check", depositPost, true},
+		{"ESTIMATED TOTAL: $90.00\nDEPOSIT REQUIRED (50%): $45.00", depositPost, false},
+		{"Amount: $90.00\n\nDeposit instructions follow.", depositPost, false},
+		{"Postage: $6.80\nTotal: $48.00", totalPostRe, false},
+		{"$48.00\n----------\nTotal", totalPostRe, true},
+	}
+	for _, c := range cases {
+		at := strings.IndexByte(c.text, '$')
+		end := at + 1
+		for end < len(c.text) && (c.text[end] >= '0' && c.text[end] <= '9' || c.text[end] == '.') {
+			end++
+		}
+		post := after(paragraphRest(c.text, end), 0, 40)
+		if got := labelAfter(c.text, end, post, c.label); got != c.want {
+			t.Errorf("labelAfter(%q) after %q = %v, want %v", c.text, c.text[at:end], got, c.want)
 		}
 	}
 }
