@@ -27,8 +27,8 @@ type keyScanner struct {
 }
 
 // newKeyScanner returns the scanner of keys; a key's index in keys is how
-// scan names it. It panics on an empty key or on more states than it can
-// number (the keys are the package's own).
+// scan names it. It panics on an empty key, on more distinct bytes or
+// states than it can number (the keys are the package's own).
 func newKeyScanner(keys []string) *keyScanner {
 	k := &keyScanner{cols: 1, lens: make([]int32, len(keys))}
 	for _, key := range keys {
@@ -37,6 +37,9 @@ func newKeyScanner(keys []string) *keyScanner {
 		}
 		for i := 0; i < len(key); i++ {
 			if k.class[key[i]] == 0 {
+				if k.cols == 256 {
+					panic("keyScanner: more than 255 distinct bytes in the keys")
+				}
 				k.class[key[i]] = uint8(k.cols)
 				k.cols++
 			}
